@@ -1,0 +1,127 @@
+"""What an assembly returns: the document, its messages, diagnostics, provenance and trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem or note found while assembling: severity, stable code, message and place.
+
+    `skill` is the `d_tag` of the skill the problem is in (None for workspace-level
+    problems) and `line` the 1-based line in that skill's content (None when unknown).
+    """
+
+    severity: str
+    code: str
+    message: str
+    skill: str | None = None
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"severity": self.severity, "code": self.code, "message": self.message,
+                "skill": self.skill, "line": self.line}
+
+    def __str__(self) -> str:
+        where = f"{self.skill}:{self.line}" if self.line else (self.skill or "workspace")
+        return f"{self.severity}: {where}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where one line of the document came from.
+
+    `kind` is one of: `skill` (a line an author wrote: `skill` and `line` say which),
+    `variable` / `tool` (text a variable or tool put there: `name` says which, `skill`
+    and `line` the place of the `{{name}}`), `title`, `separator`, `role` (a `role:` line
+    of the document), `message` (the incoming message used as the user-fallback) and
+    `history` (an expanded DM history entry).
+    """
+
+    kind: str
+    skill: str | None = None
+    line: int | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """A short human label: `chat:3`, `variable:agent_npub`, `title`, ..."""
+        if self.kind == "skill":
+            return f"{self.skill}:{self.line}"
+        if self.kind in ("variable", "tool"):
+            return f"{self.kind}:{self.name}"
+        return self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.kind, "skill": self.skill, "line": self.line,
+                "name": self.name, "label": self.label}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One API message before it is turned into a `{"role", "content"}` dict."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One step of a skill's stage trace: its name and the text after it."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillTrace:
+    """How one skill's text changed through the stages of assembly."""
+
+    d_tag: str
+    stages: tuple[Stage, ...]
+
+
+@dataclass(slots=True)
+class Context:
+    """The result of `assemble`: everything the agent is given, and how it was made."""
+
+    document: str
+    messages: list[dict[str, str]]
+    diagnostics: list[Diagnostic]
+    provenance: list[Origin]
+    log_entry: str
+    scenario: str | None = None
+    trigger: str = ""
+    _trace_builder: Callable[[], list[SkillTrace]] | None = field(default=None, repr=False)
+    _trace: list[SkillTrace] | None = field(default=None, repr=False)
+
+    @property
+    def trace(self) -> list[SkillTrace]:
+        """The per-skill stage trace, computed on first use."""
+        if self._trace is None:
+            self._trace = self._trace_builder() if self._trace_builder else []
+        return self._trace
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)
+
+    def counts(self) -> dict[str, int]:
+        """The number of diagnostics of each severity."""
+        counts = dict.fromkeys(SEVERITIES, 0)
+        for diagnostic in self.diagnostics:
+            counts[diagnostic.severity] += 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape the CLI prints: document, messages, diagnostics, provenance."""
+        return {
+            "document": self.document,
+            "messages": self.messages,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "provenance": [o.to_dict() for o in self.provenance],
+        }

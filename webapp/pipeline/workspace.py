@@ -1,0 +1,156 @@
+"""The plain data a pipeline run works on: an agent's skills, tools, variables and scenarios.
+
+Everything here is immutable. A `Workspace` is built by `load_bundle` (from the
+`skill-workspace/1` JSON bundle) or by the store (from database rows); the pipeline
+only reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+BUNDLE_FORMAT = "skill-workspace/1"
+
+#: Role labels used by the `dm_history` format, keyed by history role.
+DEFAULT_HISTORY_LABELS: dict[str, str] = {"assistant": "You", "user": "Admin"}
+
+#: Names the runtime provides itself; a mock tool may not take one of them.
+BUILTIN_TOOLS: dict[str, str] = {
+    "message_current": "The incoming message, verbatim.",
+    "dm_history": "The scenario's direct-message history.",
+    "trigger_event": "The event that triggered this run.",
+    "tool_list": "The workspace's tools, as a markdown list of names and descriptions.",
+}
+#: Aliases of built-in tools, usable as `{{alias}}` and as a binding's `tool`.
+BUILTIN_ALIASES: dict[str, str] = {"message": "message_current", "triggering_event": "trigger_event"}
+RESERVED_TOOL_NAMES = frozenset(BUILTIN_TOOLS) | frozenset(BUILTIN_ALIASES)
+
+MESSAGE_MODES = ("grouped", "sequence")
+ROLES = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """The agent a workspace describes and how its context is laid out."""
+
+    name: str
+    title: str = "{name}"
+    message_mode: str = "grouped"
+    max_array_items: int = 8
+    history_labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_HISTORY_LABELS))
+
+    @property
+    def title_text(self) -> str:
+        """The document title: the title template with `{name}` filled in."""
+        return self.title.replace("{name}", self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A markdown snippet with role markers, `{{variables}}` and references."""
+
+    d_tag: str
+    content: str
+    name: str = ""
+    layer: int = 1
+    triggers: tuple[str, ...] = ()
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A mock tool's answer to one exact set of arguments."""
+
+    args: Any
+    result: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A mock tool: a default result and optional results keyed by exact args."""
+
+    name: str
+    description: str = ""
+    result: Any = None
+    results_by_args: tuple[ToolResult, ...] = ()
+
+    def call(self, args: Any) -> Any:
+        """Return the result for `args`: the first exact match, else the default."""
+        for entry in self.results_by_args:
+            if entry.args == args:
+                return entry.result
+        return self.result
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """A `{{name}}` bound to a tool call, a field of its result and a format."""
+
+    name: str
+    tool: str
+    args: Any = None
+    result_field: str = "content"
+    path: str | None = None
+    format: str | None = None  # None: the tool's own format (markdown for mock tools)
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One direct message of a scenario's history."""
+
+    role: str
+    content: str
+    created_at: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Sample input for a run: the trigger, the incoming message, history and event."""
+
+    name: str
+    trigger: str = "dm"
+    message: str = ""
+    history: tuple[HistoryEntry, ...] = ()
+    event: Any = None
+    provider: str | None = None
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """One agent with everything its context is assembled from."""
+
+    agent: Agent
+    skills: tuple[Skill, ...] = ()
+    tools: tuple[Tool, ...] = ()
+    variables: tuple[Variable, ...] = ()
+    scenarios: tuple[Scenario, ...] = ()
+
+    @cached_property
+    def skills_by_tag(self) -> dict[str, Skill]:
+        return {skill.d_tag: skill for skill in self.skills}
+
+    @cached_property
+    def tools_by_name(self) -> dict[str, Tool]:
+        return {tool.name: tool for tool in self.tools}
+
+    @cached_property
+    def variables_by_name(self) -> dict[str, Variable]:
+        return {var.name: var for var in self.variables}
+
+    @cached_property
+    def scenarios_by_name(self) -> dict[str, Scenario]:
+        return {sc.name: sc for sc in self.scenarios}
+
+    @cached_property
+    def triggers(self) -> tuple[str, ...]:
+        """Every trigger a skill or scenario names, in first-seen order."""
+        seen: dict[str, None] = {}
+        for skill in self.skills:
+            for trigger in skill.triggers:
+                seen.setdefault(trigger)
+        for scenario in self.scenarios:
+            seen.setdefault(scenario.trigger)
+        return tuple(seen)
