@@ -1,0 +1,149 @@
+"""Token counts for OpenAI's `o200k_base` encoding, computed offline.
+
+The encoding's rank file ships with the package (`webapp/data/o200k_base.tiktoken.gz`,
+taken from the `bpe-openai` wheel) so a count never needs the network. It is gunzipped
+in memory, checked against the hash tiktoken itself expects, and turned into a
+`tiktoken.Encoding` once per process. If any of that fails, counts fall back to an
+estimate that the UI marks with ≈ and explains with `reason`.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import threading
+from dataclasses import dataclass
+from importlib import resources
+
+import tiktoken
+
+ENCODING_NAME = "o200k_base"
+DATA_FILE = "o200k_base.tiktoken.gz"
+#: sha256 of the uncompressed rank file, as in tiktoken_ext.openai_public.
+EXPECTED_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+
+# Copied from tiktoken_ext.openai_public.o200k_base: the split pattern and special tokens
+# are part of the encoding, not of the rank file.
+PAT_STR = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+
+#: Characters per token of the fallback estimate (English prose averages about four).
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCount:
+    """A token count: `exact` when the real encoding counted it, else an estimate and why."""
+
+    n: int
+    exact: bool
+    reason: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.n}" if self.exact else f"≈{self.n}"
+
+
+class EncodingUnavailable(RuntimeError):
+    """The shipped rank file is missing, corrupt or does not parse."""
+
+
+def load_ranks(data: bytes) -> dict[bytes, int]:
+    """Parse an uncompressed `.tiktoken` file (`base64-token rank` per line), checking its hash.
+
+    Raises:
+        EncodingUnavailable: the hash differs or a line does not parse.
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != EXPECTED_SHA256:
+        raise EncodingUnavailable(f"{DATA_FILE} has sha256 {digest[:12]}…, expected {EXPECTED_SHA256[:12]}…")
+    ranks: dict[bytes, int] = {}
+    try:
+        for line in data.splitlines():
+            if line:
+                token, rank = line.split()
+                ranks[base64.b64decode(token)] = int(rank)
+    except ValueError as exc:
+        raise EncodingUnavailable(f"{DATA_FILE} does not parse: {exc}") from None
+    return ranks
+
+
+def build_encoding(compressed: bytes) -> tiktoken.Encoding:
+    """Build the `o200k_base` encoding from the gzipped rank file's bytes."""
+    try:
+        data = gzip.decompress(compressed)
+    except (OSError, EOFError) as exc:
+        raise EncodingUnavailable(f"{DATA_FILE} is not valid gzip: {exc}") from None
+    return tiktoken.Encoding(
+        name=ENCODING_NAME,
+        pat_str=PAT_STR,
+        mergeable_ranks=load_ranks(data),
+        special_tokens=SPECIAL_TOKENS,
+    )
+
+
+class _Loader:
+    """Loads the encoding once per process; remembers a failure so it is not retried per call."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done = False
+        self.encoding: tiktoken.Encoding | None = None
+        self.error: str | None = None
+
+    def get(self) -> tiktoken.Encoding | None:
+        if not self._done:
+            with self._lock:
+                if not self._done:
+                    self._load()
+                    self._done = True
+        return self.encoding
+
+    def _load(self) -> None:
+        try:
+            compressed = resources.files("webapp").joinpath("data", DATA_FILE).read_bytes()
+            self.encoding = build_encoding(compressed)
+        except (OSError, EncodingUnavailable) as exc:
+            self.error = f"{ENCODING_NAME} unavailable ({exc}); estimated at {CHARS_PER_TOKEN} characters a token"
+
+    def reset(self) -> None:
+        """Forget the loaded encoding (tests use this to exercise the fallback)."""
+        with self._lock:
+            self._done = False
+            self.encoding = None
+            self.error = None
+
+
+_loader = _Loader()
+
+
+def encoding() -> tiktoken.Encoding | None:
+    """The `o200k_base` encoding, or None if it cannot be loaded (see `count_tokens`)."""
+    return _loader.get()
+
+
+def estimate(text: str) -> int:
+    """A rough token count for when the encoding is unavailable."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def count_tokens(text: str) -> TokenCount:
+    """Count `text`'s tokens exactly with `o200k_base`, or estimate them if it cannot load.
+
+    Special-token strings in the text count as ordinary text: skill content is data, and
+    `<|endoftext|>` typed by an author is not the end-of-text token.
+    """
+    enc = encoding()
+    if enc is None:
+        return TokenCount(estimate(text), exact=False, reason=_loader.error)
+    return TokenCount(len(enc.encode_ordinary(text)), exact=True)
