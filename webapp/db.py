@@ -1,0 +1,318 @@
+"""Engines, sessions and schema upgrades, with or without a Flask app.
+
+The web app calls `init_app(app)`: it upgrades the database to the newest migration,
+seeds the demo workspace into an empty database, and gives each request its own
+session (`get_session()`), closed on teardown. The CLI and `migrations/env.py` use
+`make_engine(url)`, `session_scope(url)` and `upgrade(url)` directly.
+
+SQLite is the default (a file in the Flask instance folder). Every SQLite connection
+gets WAL journaling, foreign keys and a busy timeout, so a save that arrives while a
+preview is reading waits its turn instead of failing with "database is locked".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from . import models
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock file; run one worker there
+    fcntl = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+#: The SQLite file name used in the Flask instance folder when no URL is configured.
+DEFAULT_DB_FILENAME = "skill-editor.sqlite"
+#: How long an SQLite writer waits for another writer before giving up.
+SQLITE_BUSY_TIMEOUT_MS = 5000
+#: Where Alembic's env.py and versions/ live.
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+#: An arbitrary constant: the PostgreSQL advisory lock taken while migrating.
+_PG_MIGRATION_LOCK = 0x5E11ED17
+
+_EXTENSION_KEY = "skill_editor.db"
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Parse `url`, choosing psycopg 3 for a bare `postgresql://` (or `postgres://`) URL."""
+    if isinstance(url, str) and url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    parsed = make_url(url)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def sqlite_url(path: str | os.PathLike[str]) -> str:
+    """The SQLAlchemy URL of an SQLite file, made absolute."""
+    return f"sqlite:///{Path(path).resolve()}"
+
+
+def resolve_url(url: str | None = None, *, instance_path: str | os.PathLike[str] | None = None) -> str:
+    """The database URL to use: `url`, else `$DATABASE_URL`, else SQLite in `instance_path`.
+
+    Without an instance path the default file is `instance/skill-editor.sqlite`
+    relative to the current directory, which is where Flask puts the instance folder
+    of an app run from a source checkout.
+    """
+    if url:
+        return url
+    if os.environ.get("DATABASE_URL"):
+        return os.environ["DATABASE_URL"]
+    folder = Path(instance_path) if instance_path is not None else Path("instance")
+    return sqlite_url(folder / DEFAULT_DB_FILENAME)
+
+
+def _sqlite_file(url: URL) -> Path | None:
+    """The file of an SQLite URL, or None for an in-memory database."""
+    if not url.get_backend_name() == "sqlite":
+        return None
+    database = url.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def _on_sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        # WAL lets previews read while a save writes; NORMAL is durable in WAL mode
+        # except for the last transactions before a power cut, never corrupting.
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cursor.close()
+
+
+def make_engine(url: str | URL, **kwargs: Any) -> Engine:
+    """Create an engine for `url`; SQLite connections are set up for concurrent use."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        path = _sqlite_file(parsed)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        kwargs.setdefault("connect_args", {}).setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
+        engine = create_engine(parsed, **kwargs)
+        event.listen(engine, "connect", _on_sqlite_connect)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(parsed, **kwargs)
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    # Objects stay readable after the commit each store function ends with.
+    return sessionmaker(bind=engine, expire_on_commit=False)
+
+
+# -- migrations
+
+
+def alembic_config(engine_or_url: Engine | str | URL | None = None) -> Any:
+    """An Alembic `Config` for migrations/, built in code (no alembic.ini needed).
+
+    Pass an engine to migrate through it; a URL is handed to env.py as `sqlalchemy.url`.
+    """
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if isinstance(engine_or_url, Engine):
+        config.attributes["engine"] = engine_or_url
+    elif engine_or_url is not None:
+        rendered = normalize_url(engine_or_url).render_as_string(hide_password=False)
+        # ConfigParser treats % as interpolation; escape it for passwords with % in them.
+        config.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
+    return config
+
+
+@contextlib.contextmanager
+def _migration_lock(engine: Engine) -> Iterator[None]:
+    """Let only one process migrate (or seed) a database at a time.
+
+    Several app workers start together; without this two of them could both try to
+    create the tables. PostgreSQL gets an advisory lock, an SQLite file a lock file.
+    """
+    backend = engine.dialect.name
+    if backend == "postgresql":
+        with engine.connect() as connection:
+            connection.execute(select(func.pg_advisory_lock(_PG_MIGRATION_LOCK)))
+            connection.commit()
+            try:
+                yield
+            finally:
+                connection.execute(select(func.pg_advisory_unlock(_PG_MIGRATION_LOCK)))
+                connection.commit()
+        return
+    path = _sqlite_file(engine.url) if backend == "sqlite" else None
+    if path is None or fcntl is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{path}.lock", "a") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def upgrade(engine_or_url: Engine | str | URL, revision: str = "head") -> None:
+    """Upgrade the database to `revision` (the newest by default)."""
+    from alembic import command
+
+    engine = _as_engine(engine_or_url)
+    try:
+        with _migration_lock(engine):
+            command.upgrade(alembic_config(engine), revision)
+    finally:
+        if engine is not engine_or_url:
+            engine.dispose()
+
+
+def downgrade(engine_or_url: Engine | str | URL, revision: str = "base") -> None:
+    """Downgrade the database to `revision` (an empty database by default)."""
+    from alembic import command
+
+    engine = _as_engine(engine_or_url)
+    try:
+        with _migration_lock(engine):
+            command.downgrade(alembic_config(engine), revision)
+    finally:
+        if engine is not engine_or_url:
+            engine.dispose()
+
+
+def current_revision(engine_or_url: Engine | str | URL) -> str | None:
+    """The migration the database is at, or None for an empty database."""
+    from alembic.migration import MigrationContext
+
+    engine = _as_engine(engine_or_url)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        if engine is not engine_or_url:
+            engine.dispose()
+
+
+def _as_engine(engine_or_url: Engine | str | URL) -> Engine:
+    return engine_or_url if isinstance(engine_or_url, Engine) else make_engine(engine_or_url)
+
+
+def prepare(engine: Engine, *, seed_demo: bool = False) -> list[str]:
+    """Upgrade to the newest schema and, if asked and no agent exists, seed the demo.
+
+    Returns the names of the agents seeded (empty when nothing was).
+    """
+    from alembic import command
+
+    with _migration_lock(engine):
+        command.upgrade(alembic_config(engine), "head")
+        if not seed_demo:
+            return []
+        with make_sessionmaker(engine)() as session:
+            if session.scalar(select(func.count()).select_from(models.Agent)):
+                return []
+            from .demo import seed_demo as seed
+
+            return seed(session)
+
+
+# -- sessions without Flask
+
+
+@contextlib.contextmanager
+def session_scope(url: str | URL | None = None, *, upgrade_schema: bool = True) -> Iterator[Session]:
+    """A session on `url` (see `resolve_url`) for the CLI and scripts.
+
+    The schema is upgraded first unless `upgrade_schema` is false. Whatever the
+    session holds uncommitted is committed at the end, rolled back on an exception;
+    the engine is disposed either way.
+    """
+    engine = make_engine(resolve_url(str(url) if url is not None else None))
+    try:
+        if upgrade_schema:
+            prepare(engine)
+        with make_sessionmaker(engine)() as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+    finally:
+        engine.dispose()
+
+
+# -- Flask integration
+
+
+class Database:
+    """What `init_app` keeps on the app: the engine and its session factory."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.sessionmaker = make_sessionmaker(engine)
+
+
+def init_app(app: Flask) -> None:
+    """Connect `app` to its database: upgrade it, maybe seed it, and manage sessions.
+
+    Config: `DATABASE_URL` (else `$DATABASE_URL`, else `skill-editor.sqlite` in the
+    instance folder), `SEED_DEMO` (default True: seed the demo workspace into an empty
+    database) and `DATABASE_UPGRADE` (default True: migrate to the newest schema).
+    """
+    url = app.config.get("DATABASE_URL") or None
+    if url is None:
+        os.makedirs(app.instance_path, exist_ok=True)
+    url = resolve_url(url, instance_path=app.instance_path)
+    app.config["DATABASE_URL"] = url
+    database = Database(make_engine(url))
+    app.extensions[_EXTENSION_KEY] = database
+    if app.config.get("DATABASE_UPGRADE", True):
+        seeded = prepare(database.engine, seed_demo=app.config.get("SEED_DEMO", True))
+        if seeded:
+            app.logger.info("seeded the demo workspace: %s", ", ".join(seeded))
+    app.teardown_appcontext(close_session)
+
+
+def get_database(app: Flask | None = None) -> Database:
+    """The `Database` of `app` (the current app by default)."""
+    from flask import current_app
+
+    app = app or current_app
+    try:
+        return app.extensions[_EXTENSION_KEY]
+    except KeyError:
+        raise RuntimeError("the database is not set up: call webapp.db.init_app(app)") from None
+
+
+def get_session() -> Session:
+    """The current request's session, opened on first use and closed on teardown."""
+    from flask import g
+
+    if "db_session" not in g:
+        g.db_session = get_database().sessionmaker()
+    return g.db_session
+
+
+def close_session(exc: BaseException | None = None) -> None:
+    """Close the request's session; anything left uncommitted is rolled back."""
+    from flask import g
+
+    session = g.pop("db_session", None)
+    if session is not None:
+        session.close()

@@ -1,0 +1,237 @@
+"""The database schema: typed SQLAlchemy 2.x models.
+
+Rows only; converting them to and from the pipeline's plain `Workspace` data is
+`webapp.store`'s job. Times are stored in UTC and read back as aware datetimes on
+every backend (SQLite keeps no time zone, so `UTCDateTime` puts it back).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+#: Stable constraint names, so migrations name the same thing on SQLite and PostgreSQL.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+NAME_LENGTH = 200
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always returned time-zone aware."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime}
+
+
+class Agent(Base):
+    """A workspace: one agent with its skills, tools, bindings, scenarios and context log."""
+
+    __tablename__ = "agents"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    title: Mapped[str] = mapped_column(Text, default="{name}")
+    message_mode: Mapped[str] = mapped_column(String(20), default="grouped")
+    max_array_items: Mapped[int] = mapped_column(Integer, default=8)
+    history_labels: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    skills: Mapped[list[Skill]] = relationship(
+        back_populates="agent", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="(Skill.position, Skill.id)")
+    tools: Mapped[list[Tool]] = relationship(
+        back_populates="agent", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="(Tool.position, Tool.id)")
+    variables: Mapped[list[Variable]] = relationship(
+        back_populates="agent", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="(Variable.position, Variable.id)")
+    scenarios: Mapped[list[Scenario]] = relationship(
+        back_populates="agent", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="(Scenario.position, Scenario.id)")
+    log_entries: Mapped[list[ContextLogEntry]] = relationship(
+        back_populates="agent", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="ContextLogEntry.id")
+
+    def __repr__(self) -> str:
+        return f"<Agent {self.name!r}>"
+
+
+class Skill(Base):
+    """The current state of one skill; every saved state is also a `SkillRevision`.
+
+    `version` is the optimistic lock: a save names the version it started from and
+    succeeds only if that is still the current one. `deleted_at` set means the skill
+    is in the trash; it keeps its `d_tag`, so a restore never collides.
+    """
+
+    __tablename__ = "skills"
+    __table_args__ = (UniqueConstraint("agent_id", "d_tag"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    layer: Mapped[int] = mapped_column(Integer, default=1)
+    triggers: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    content: Mapped[str] = mapped_column(Text, default="")
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    deleted_at: Mapped[datetime | None]
+
+    agent: Mapped[Agent] = relationship(back_populates="skills")
+    revisions: Mapped[list[SkillRevision]] = relationship(
+        back_populates="skill", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="SkillRevision.version")
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+    def __repr__(self) -> str:
+        return f"<Skill {self.d_tag!r} v{self.version}>"
+
+
+class SkillRevision(Base):
+    """One saved version of a skill: its content and metadata as they were saved."""
+
+    __tablename__ = "skill_revisions"
+    __table_args__ = (UniqueConstraint("skill_id", "version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    skill_id: Mapped[int] = mapped_column(ForeignKey("skills.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    layer: Mapped[int] = mapped_column(Integer, default=1)
+    triggers: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    content: Mapped[str] = mapped_column(Text, default="")
+    saved_at: Mapped[datetime] = mapped_column(default=utcnow)
+    note: Mapped[str | None] = mapped_column(Text)
+
+    skill: Mapped[Skill] = relationship(back_populates="revisions")
+
+    def __repr__(self) -> str:
+        return f"<SkillRevision {self.d_tag!r} v{self.version}>"
+
+
+class Tool(Base):
+    """A mock tool: a default result and results for exact argument values."""
+
+    __tablename__ = "tools"
+    __table_args__ = (UniqueConstraint("agent_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    description: Mapped[str] = mapped_column(Text, default="")
+    result: Mapped[Any | None] = mapped_column(JSON)
+    #: A list of `{"args": ..., "result": ...}` objects, first match wins.
+    results_by_args: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    agent: Mapped[Agent] = relationship(back_populates="tools")
+
+
+class Variable(Base):
+    """A variable binding: `{{name}}` is a field of a tool call's result, formatted."""
+
+    __tablename__ = "variables"
+    __table_args__ = (UniqueConstraint("agent_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    tool: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    args: Mapped[Any | None] = mapped_column(JSON)
+    result_field: Mapped[str] = mapped_column(String(NAME_LENGTH), default="content")
+    path: Mapped[str | None] = mapped_column(Text)
+    format: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    limit: Mapped[int | None] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    agent: Mapped[Agent] = relationship(back_populates="variables")
+
+
+class Scenario(Base):
+    """Sample input for a preview: trigger, incoming message, DM history and event."""
+
+    __tablename__ = "scenarios"
+    __table_args__ = (UniqueConstraint("agent_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    trigger: Mapped[str] = mapped_column(String(NAME_LENGTH), default="dm")
+    message: Mapped[str] = mapped_column(Text, default="")
+    #: A list of `{"role", "content", "created_at"}` objects.
+    history: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    event: Mapped[Any | None] = mapped_column(JSON)
+    provider: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    agent: Mapped[Agent] = relationship(back_populates="scenarios")
+
+
+class ContextLogEntry(Base):
+    """One assembled context, kept so an author can look back at what the agent got."""
+
+    __tablename__ = "context_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    scenario: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    trigger: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    document: Mapped[str] = mapped_column(Text, default="")
+    messages: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    diagnostics: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: The pipeline's one-entry log text (`Context.log_entry`).
+    summary: Mapped[str] = mapped_column(Text, default="")
+    error_count: Mapped[int] = mapped_column(Integer, default=0)
+    warning_count: Mapped[int] = mapped_column(Integer, default=0)
+    info_count: Mapped[int] = mapped_column(Integer, default=0)
+
+    agent: Mapped[Agent] = relationship(back_populates="log_entries")
