@@ -1,0 +1,1 @@
+"""The web layer: blueprints, security, and the view data the templates lay out."""

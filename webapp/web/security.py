@@ -1,0 +1,96 @@
+"""Headers, CSRF protection and error pages: the web layer's defences in one place.
+
+Skill text, tool results and scenario messages are untrusted. Templates autoescape,
+markdown goes through `webapp.render.sanitize`, and the Content-Security-Policy below
+forbids inline script and style, so even a sanitizer bug cannot run script. Every
+state-changing request must carry the session's CSRF token, as a form field or (from
+htmx and fetch) in the `X-CSRFToken` header.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from flask import Flask, Response, render_template, request, session
+from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "X-CSRFToken"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+#: What each error page tells the reader, beyond the status line.
+ERROR_HINTS = {
+    400: "The request could not be understood.",
+    404: "There is nothing at this address.",
+    405: "This address does not accept that kind of request.",
+    409: "Someone changed this while you were editing it.",
+    413: "The request is larger than this server accepts.",
+    422: "Some fields are not valid; nothing was changed.",
+    500: "Something went wrong on the server. Nothing you sent was lost on purpose; "
+         "try again, and if it keeps happening, report it.",
+}
+
+
+class CSRFError(BadRequest):
+    """A state-changing request without the session's CSRF token."""
+
+    description = ("The security token of this form is missing or out of date, so nothing "
+                   "was changed. Reload the page and try again; copy your text first.")
+
+
+def csrf_token() -> str:
+    """The session's CSRF token, created on first use."""
+    token = session.get(CSRF_FIELD)
+    if not token:
+        token = session[CSRF_FIELD] = secrets.token_urlsafe(32)
+    return token
+
+
+def check_csrf() -> None:
+    """Refuse a state-changing request whose token does not match the session's."""
+    if request.method in SAFE_METHODS:
+        return
+    expected = session.get(CSRF_FIELD)
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and not request.is_json:
+        sent = request.form.get(CSRF_FIELD)
+    if not expected or not sent or not secrets.compare_digest(expected, sent):
+        raise CSRFError()
+
+
+def set_security_headers(response: Response) -> Response:
+    """Add the CSP and friends to every response."""
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
+
+
+def error_page(error: HTTPException) -> tuple[str, int]:
+    """Render any HTTP error as a page (or, for htmx, a fragment) without a traceback."""
+    code = error.code or 500
+    if isinstance(error, InternalServerError):
+        # Never show the exception's text: it may hold internals. The log has it.
+        description = ERROR_HINTS[500]
+    else:
+        description = error.description or ERROR_HINTS.get(code, "")
+    context = {"code": code, "title": error.name, "description": description,
+               "hint": ERROR_HINTS.get(code)}
+    if request.headers.get("HX-Request"):
+        return render_template("_error.html", **context), code
+    return render_template("error.html", **context), code
+
+
+def init_app(app: Flask) -> None:
+    """Install the CSRF check, the security headers and the error pages on `app`."""
+    app.before_request(check_csrf)
+    app.after_request(set_security_headers)
+    app.register_error_handler(HTTPException, error_page)
+    app.jinja_env.globals["csrf_token"] = csrf_token
+    app.jinja_env.globals["csrf_field"] = CSRF_FIELD
+    app.jinja_env.globals["csrf_header"] = CSRF_HEADER
