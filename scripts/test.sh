@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run every test: the whole suite on SQLite (browser tests included), then the storage
+# and web suites again on a throw-away PostgreSQL server when one can be started.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+PYTEST=("$VENV/bin/python" -m pytest)
+
+echo "== pytest: every test, on SQLite =="
+env -u TEST_DATABASE_URL "${PYTEST[@]}" "$@"
+
+if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  # shellcheck source=../.ci/postgres.sh
+  source .ci/postgres.sh
+  echo "== pytest: storage and web suites, on PostgreSQL =="
+  "${PYTEST[@]}" tests/store tests/web "$@"
+elif [ "${CI:-}" = "true" ]; then
+  echo "PostgreSQL is not installed, and CI must run the suites on it" >&2
+  exit 1
+else
+  echo "== PostgreSQL is not installed here: its run was skipped (apt-get install postgresql) =="
+fi

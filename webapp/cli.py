@@ -1,0 +1,137 @@
+"""The `skill-editor` command: the pipeline, the database and the web app from a shell."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from webapp.pipeline import BundleError, Workspace, assemble, json_to_markdown, load_bundle
+
+FORMATS = ("markdown", "messages", "json", "log")
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+def _load(bundle: str | None, agent: str | None, database_url: str | None) -> Workspace:
+    """The workspace from a bundle file or from the database; exits 1 with every problem."""
+    if bool(bundle) == bool(agent):
+        _fail("give either --bundle FILE or --agent NAME")
+    if bundle:
+        try:
+            return load_bundle(bundle)
+        except BundleError as exc:
+            _fail(str(exc))
+    from webapp import db, store  # the database is only needed for --agent
+
+    with db.session_scope(db.resolve_url(database_url)) as session:
+        try:
+            return store.load_workspace(session, agent)
+        except store.NotFound as exc:
+            _fail(str(exc))
+    raise AssertionError("unreachable")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="skill-editor")
+def main() -> None:
+    """Skill Editor: edit agent skills and preview the context they assemble into."""
+
+
+@main.command("json2md")
+@click.argument("file", default="-", type=click.File("r", encoding="utf-8"))
+@click.option("--max-items", default=8, show_default=True, type=click.IntRange(min=0),
+              help="Show at most this many array items (0: all).")
+def json2md(file, max_items: int) -> None:
+    """Print FILE (or standard input) converted from JSON to markdown."""
+    click.echo(json_to_markdown(file.read(), max_items=max_items))
+
+
+@main.command("assemble")
+@click.option("--bundle", type=click.Path(dir_okay=False), help="A skill-workspace/1 bundle file.")
+@click.option("--agent", help="An agent in the database (instead of --bundle).")
+@click.option("--scenario", help="Scenario name (default: the first).")
+@click.option("--trigger", help="Use this trigger instead of the scenario's.")
+@click.option("--message", help="Use this incoming message instead of the scenario's.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True)
+@click.option("--database-url", envvar="DATABASE_URL", help="Database for --agent.")
+def assemble_cmd(bundle, agent, scenario, trigger, message, fmt, database_url) -> None:
+    """Assemble a scenario's context; diagnostics go to stderr.
+
+    Exits 0 when there is no error-severity diagnostic, 1 otherwise.
+    """
+    workspace = _load(bundle, agent, database_url)
+    context = assemble(workspace, scenario, trigger=trigger, message=message)
+    if fmt == "markdown":
+        click.echo(context.document, nl=False)
+    elif fmt == "messages":
+        click.echo(json.dumps(context.messages, indent=2, ensure_ascii=False))
+    elif fmt == "json":
+        click.echo(json.dumps(context.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(context.log_entry, nl=False)
+    for diagnostic in context.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    sys.exit(1 if context.has_errors else 0)
+
+
+@main.command("check")
+@click.option("--bundle", type=click.Path(dir_okay=False), help="A skill-workspace/1 bundle file.")
+@click.option("--agent", help="An agent in the database (instead of --bundle).")
+@click.option("--database-url", envvar="DATABASE_URL", help="Database for --agent.")
+def check(bundle, agent, database_url) -> None:
+    """List the diagnostics of every scenario, and of every trigger no scenario covers."""
+    workspace = _load(bundle, agent, database_url)
+    runs: list[tuple[str | None, str]] = [(s.name, s.trigger) for s in workspace.scenarios]
+    covered = {trigger for _, trigger in runs}
+    runs += [(None, t) for t in workspace.triggers if t not in covered]
+    errors = 0
+    for scenario, trigger in runs:
+        context = assemble(workspace, scenario, trigger=trigger)
+        label = f"scenario {scenario!r}" if scenario else "(first scenario's inputs)"
+        counts = context.counts()
+        click.echo(f"{label}, trigger {trigger!r}: {counts['error']} errors, "
+                   f"{counts['warning']} warnings, {counts['info']} infos")
+        for diagnostic in context.diagnostics:
+            click.echo(f"  {diagnostic}")
+        errors += counts["error"]
+    sys.exit(1 if errors else 0)
+
+
+@main.command("bench")
+@click.option("--quick", is_flag=True, help="Fewer repetitions and smaller inputs (for tests).")
+@click.option("--web/--no-web", default=True, show_default=True, help="Include the web section.")
+def bench(quick: bool, web: bool) -> None:
+    """Print the speed figures docs/performance.md records."""
+    from webapp import bench as benchmarks
+
+    benchmarks.run(quick=quick, web=web, echo=click.echo)
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+def serve(host: str, port: int) -> None:
+    """Upgrade the database, seed the demo workspace if empty, and serve the editor."""
+    from webapp.app import serve as run_server
+
+    run_server(host=host, port=port)
+
+
+def _register_store_commands() -> None:
+    from webapp.dbcli import db_group, export_cmd, import_cmd
+
+    main.add_command(db_group, "db")
+    main.add_command(import_cmd, "import")
+    main.add_command(export_cmd, "export")
+
+
+_register_store_commands()
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

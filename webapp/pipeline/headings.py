@@ -1,0 +1,110 @@
+"""Heading bump: the runtime owns the `#` title, so every heading in skill text moves down one level.
+
+ATX headings (0-3 spaces, 1-6 `#`, then a space or the end of the line) gain a `#`;
+setext headings (text underlined by `===` or `---`) become ATX headings one level
+deeper. Lines inside fenced code blocks are never touched, nor `#hashtag` or
+`#include`. A level-6 heading stays level 6 and is reported.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, TypeVar
+
+from .roles import FenceTracker
+
+T = TypeVar("T")
+
+_LIST_START = frozenset("-+*")
+
+
+def atx_level(line: str) -> int:
+    """The level of an ATX heading line, or 0 if `line` is not one."""
+    stripped = line.lstrip(" ")
+    if not stripped.startswith("#") or len(line) - len(stripped) > 3:
+        return 0
+    level = len(stripped) - len(stripped.lstrip("#"))
+    if level > 6:
+        return 0
+    rest = stripped[level:]
+    if rest and rest[0] not in " \t":
+        return 0
+    return level
+
+
+def setext_level(line: str) -> int:
+    """1 for a `===` underline, 2 for a `---` underline, else 0."""
+    stripped = line.strip(" \t")
+    if not stripped or len(line) - len(line.lstrip(" ")) > 3:
+        return 0
+    char = stripped[0]
+    if char not in "=-" or stripped.strip(char):
+        return 0
+    return 1 if char == "=" else 2
+
+
+def _is_paragraph_line(line: str) -> bool:
+    """Could `line` be (part of) a paragraph that a setext underline turns into a heading?"""
+    stripped = line.lstrip(" ")
+    if not stripped or len(line) - len(stripped) > 3:
+        return False
+    first = stripped[0]
+    if first == ">" or atx_level(line) or setext_level(line) == 2:
+        return False
+    if first in _LIST_START and (len(stripped) == 1 or stripped[1] in " \t"):
+        return False
+    if first.isdigit():
+        digits = len(stripped) - len(stripped.lstrip("0123456789"))
+        rest = stripped[digits:]
+        if digits <= 9 and rest[:1] in (".", ")") and (len(rest) == 1 or rest[1] in " \t"):
+            return False
+    if first in "`~" and stripped.startswith(first * 3):
+        return False
+    return True
+
+
+def bump_headings(
+    lines: Sequence[tuple[str, T]],
+    on_clamp: Callable[[T], None] | None = None,
+) -> list[tuple[str, T]]:
+    """Bump every heading of `lines` one level; each line carries a tag (its origin).
+
+    A setext heading's paragraph lines are joined into one ATX line tagged with the
+    first line's tag. `on_clamp` is called with the tag of each level-6 heading.
+    """
+    out: list[tuple[str, T]] = []
+    fence = FenceTracker()
+    paragraph_start = -1  # index in `out` where the current paragraph began
+    for text, tag in lines:
+        if fence.feed(text):
+            out.append((text, tag))
+            paragraph_start = -1
+            continue
+        first = text[:1]
+        if first == "" or not text.strip():
+            out.append((text, tag))
+            paragraph_start = -1
+            continue
+        if first in "#=- ":
+            level = atx_level(text)
+            if level:
+                if level == 6 and on_clamp is not None:
+                    on_clamp(tag)
+                stripped = text.lstrip(" ")
+                out.append(("#" + stripped if level < 6 else stripped, tag))
+                paragraph_start = -1
+                continue
+            underline = setext_level(text) if paragraph_start >= 0 else 0
+            if underline:
+                para = out[paragraph_start:]
+                del out[paragraph_start:]
+                joined = " ".join(t.strip() for t, _ in para)
+                out.append(("#" * (underline + 1) + " " + joined, para[0][1]))
+                paragraph_start = -1
+                continue
+        if _is_paragraph_line(text):
+            if paragraph_start < 0:
+                paragraph_start = len(out)
+        elif not (paragraph_start >= 0 and text.startswith("    ")):  # indented: continuation
+            paragraph_start = -1
+        out.append((text, tag))
+    return out

@@ -1,0 +1,65 @@
+"""Role markers and code fences: where one message's text ends and the next begins.
+
+A role marker is a line that is `system:`, `user:` or `assistant:` alone (any letter
+case, at column 0, trailing spaces allowed) outside a fenced code block. Markers are
+only recognised in text written by skill authors; text that arrives through a variable
+or tool is checked with `is_marker` only to warn about it.
+"""
+
+from __future__ import annotations
+
+from .workspace import ROLES
+
+_MARKERS = {f"{role}:": role for role in ROLES}
+
+
+def marker_role(line: str) -> str | None:
+    """Return the role a marker line opens, or None if `line` is not a marker.
+
+    Plain string operations only: linear in the line's length.
+    """
+    if not line or line[0] in " \t" or len(line) > 64:
+        return None
+    return _MARKERS.get(line.rstrip(" \t").lower())
+
+
+def is_marker(line: str) -> bool:
+    return marker_role(line) is not None
+
+
+class FenceTracker:
+    """Follows CommonMark fenced code blocks (``` or ~~~) line by line."""
+
+    __slots__ = ("char", "length")
+
+    def __init__(self) -> None:
+        self.char = ""
+        self.length = 0
+
+    @property
+    def inside(self) -> bool:
+        return bool(self.char)
+
+    def feed(self, line: str) -> bool:
+        """Account for `line`; return True if it is a fence line or inside a fence."""
+        if self.char:
+            stripped = line.lstrip(" ")
+            if len(line) - len(stripped) <= 3 and stripped.startswith(self.char * self.length):
+                run = len(stripped) - len(stripped.lstrip(self.char))
+                if run >= self.length and not stripped[run:].strip():
+                    self.char = ""
+            return True
+        first = line[:1]
+        if first not in "`~ " or not line:
+            return False
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) > 3:
+            return False
+        char = stripped[:1]
+        if char not in ("`", "~") or not stripped.startswith(char * 3):
+            return False
+        run = len(stripped) - len(stripped.lstrip(char))
+        if char == "`" and "`" in stripped[run:]:
+            return False  # a backtick fence's info string may not contain backticks
+        self.char, self.length = char, run
+        return True

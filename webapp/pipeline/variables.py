@@ -1,0 +1,166 @@
+"""Resolving a `{{name}}` that is not a skill reference: bindings, built-in tools, mock tools.
+
+First match wins: a variable binding, then a built-in context tool (the scenario and
+workspace provide these), then a mock tool of the same name formatted as markdown.
+A name that matches nothing resolves to empty text and an `unknown-variable` warning.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
+from .workspace import BUILTIN_ALIASES, BUILTIN_TOOLS, Scenario, Variable, Workspace
+
+#: The format a built-in tool's output gets when a binding names none.
+BUILTIN_FORMATS = {
+    "message_current": "text",
+    "dm_history": "dm_history",
+    "trigger_event": "trigger_event",
+    "tool_list": "tool_list",
+}
+
+
+@register_formatter("tool_list")
+def format_tool_list(value: Any, options: FormatOptions) -> str:
+    """The workspace's tools as `- **name**: description` bullets."""
+    value = coerce_json(value)
+    if not isinstance(value, list):
+        return format_value("markdown", value, options)
+    lines = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            description = str(item.get("description") or "").strip().replace("\n", "\n  ")
+            lines.append(f"- **{item['name']}**: {description}".rstrip())
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    severity: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The text a name resolves to, what kind of source gave it, and what went wrong."""
+
+    text: str
+    kind: str  # "variable" or "tool"
+    problems: tuple[Problem, ...] = ()
+
+
+_MISSING = object()
+
+
+class Resolver:
+    """Resolves names for one assembly; each name is computed once per run."""
+
+    def __init__(self, workspace: Workspace, scenario: Scenario, message: str):
+        self.workspace = workspace
+        self.scenario = scenario
+        self.message = message
+        self.options = FormatOptions(
+            max_items=workspace.agent.max_array_items,
+            history_labels=workspace.agent.history_labels,
+        )
+        self._memo: dict[str, Resolved | None] = {}
+
+    def resolve(self, name: str) -> Resolved | None:
+        """Resolve `name`, or return None when nothing has that name."""
+        try:
+            return self._memo[name]
+        except KeyError:
+            pass
+        ws = self.workspace
+        binding = ws.variables_by_name.get(name)
+        if binding is not None:
+            text, problems = self.call(binding)
+            resolved: Resolved | None = Resolved(text, "variable", problems)
+        elif name in BUILTIN_TOOLS or name in BUILTIN_ALIASES or name in ws.tools_by_name:
+            text, problems = self.call(Variable(name=name, tool=name))
+            resolved = Resolved(text, "tool", problems)
+        else:
+            resolved = None
+        self._memo[name] = resolved
+        return resolved
+
+    def call(self, binding: Variable) -> tuple[str, tuple[Problem, ...]]:
+        """Call the binding's tool, select its field and path, and format the value."""
+        tool_name = BUILTIN_ALIASES.get(binding.tool, binding.tool)
+        if tool_name in BUILTIN_TOOLS:
+            result: Any = {"success": True, "content": self.builtin_value(tool_name)}
+            default_format = BUILTIN_FORMATS[tool_name]
+        else:
+            tool = self.workspace.tools_by_name.get(tool_name)
+            if tool is None:
+                return "", (Problem("warning", "missing-tool",
+                                    f"`{binding.name}` calls the tool `{binding.tool}`, which does not exist"),)
+            result = tool.call(binding.args)
+            default_format = "markdown"
+        value, problem = select(result, binding)
+        if problem is not None:
+            return "", (problem,)
+        format_name = binding.format or default_format
+        problems: tuple[Problem, ...] = ()
+        if format_name not in FORMATTERS:
+            problems = (Problem("warning", "unknown-format",
+                                f"`{binding.name}` asks for the unknown format `{format_name}`; "
+                                f"used `markdown` (known: {', '.join(sorted(FORMATTERS))})"),)
+            format_name = "markdown"
+        options = self.options
+        if binding.limit is not None:
+            options = FormatOptions(options.max_items, binding.limit, options.history_labels)
+        try:
+            return format_value(format_name, value, options), problems
+        except Exception as exc:  # a registered formatter is third-party code
+            return "", (*problems, Problem("warning", "tool-error",
+                                           f"formatter `{format_name}` failed on `{binding.name}`: {exc}"))
+
+    def builtin_value(self, tool_name: str) -> Any:
+        scenario = self.scenario
+        if tool_name == "message_current":
+            return self.message
+        if tool_name == "dm_history":
+            return [{"role": h.role, "content": h.content, "created_at": h.created_at}
+                    for h in scenario.history]
+        if tool_name == "trigger_event":
+            return scenario.event
+        return [{"name": t.name, "description": t.description} for t in self.workspace.tools]
+
+    def suggestions(self, name: str) -> list[str]:
+        """The known names closest to `name`, best first."""
+        ws = self.workspace
+        known = [*ws.variables_by_name, *BUILTIN_TOOLS, *BUILTIN_ALIASES, *ws.tools_by_name,
+                 *ws.skills_by_tag]
+        return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+
+
+def select(result: Any, binding: Variable) -> tuple[Any, Problem | None]:
+    """Take the binding's `result_field` from a tool result, then follow its `path`."""
+    def error(message: str) -> tuple[Any, Problem]:
+        return None, Problem("warning", "tool-error", f"`{binding.name}`: {message}")
+
+    if isinstance(result, dict):
+        if result.get("success") is False or result.get("error"):
+            detail = result.get("error") or "success is false"
+            return error(f"the tool `{binding.tool}` failed: {detail}")
+        value = result.get(binding.result_field, _MISSING)
+        if value is _MISSING:
+            return error(f"the result of `{binding.tool}` has no field `{binding.result_field}`")
+    else:
+        value = result  # a bare value is its own content
+    if binding.path:
+        value = coerce_json(value)
+        for part in binding.path.split("."):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                return error(f"the path `{binding.path}` does not exist in the result "
+                             f"(stopped at `{part}`)")
+    return value, None
