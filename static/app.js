@@ -1,0 +1,212 @@
+// Skill Editor: all client behaviour lives here (the CSP forbids inline script).
+// Everything works without it; this adds tabs, live-preview niceties, copy buttons,
+// Ctrl/Cmd+S, the unsaved-changes marker and the prompt before leaving with edits.
+"use strict";
+
+document.documentElement.classList.add("js");
+
+(function () {
+  const SKILL_FIELDS = ["d_tag", "name", "layer", "triggers", "enabled", "content"];
+  const STORE_KEY = "skill-editor.view";
+
+  function status(text, kind) {
+    const el = document.getElementById("status");
+    if (!el) return;
+    el.textContent = text || "";
+    el.dataset.kind = kind || "";
+  }
+
+  // -- tabs and view toggles: state lives on .preview-wrap, outside the swapped #preview,
+  //    so a refreshed preview keeps the tab and views the author chose.
+  function loadViews() {
+    try { return JSON.parse(sessionStorage.getItem(STORE_KEY)) || {}; } catch (e) { return {}; }
+  }
+  function saveViews(wrap) {
+    try {
+      sessionStorage.setItem(STORE_KEY, JSON.stringify({
+        tab: wrap.dataset.tab, docView: wrap.dataset.docView, diffView: wrap.dataset.diffView,
+      }));
+    } catch (e) { /* private mode: views just reset on reload */ }
+  }
+  function restoreViews() {
+    const views = loadViews();
+    document.querySelectorAll(".preview-wrap").forEach(function (wrap) {
+      for (const key of ["tab", "docView", "diffView"]) {
+        if (views[key] && wrap.dataset[key] !== undefined) wrap.dataset[key] = views[key];
+      }
+    });
+  }
+  function camel(name) {
+    return name.replace(/-([a-z])/g, function (_, c) { return c.toUpperCase(); });
+  }
+
+  // -- copy buttons
+  function copyFrom(selector, button) {
+    const source = document.querySelector(selector);
+    if (!source) return;
+    const text = "value" in source ? source.value : source.textContent;
+    const done = function () {
+      status("Copied.", "ok");
+      if (button) { button.dataset.copied = "true"; setTimeout(function () { delete button.dataset.copied; }, 1500); }
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+    } else {
+      fallbackCopy(text);
+      done();
+    }
+  }
+  function fallbackCopy(text) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "offscreen";
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+
+  // -- the editor: line numbers, cursor jumps, unsaved marker
+  function editorForm() { return document.getElementById("skill-form"); }
+  function contentArea() { return document.getElementById("content"); }
+
+  function updateLineNumbers() {
+    const area = contentArea();
+    if (!area) return;
+    const gutter = area.parentElement.querySelector(".line-numbers");
+    const count = area.value.split("\n").length;
+    if (gutter.dataset.count === String(count)) return;
+    let text = "";
+    for (let i = 1; i <= count; i++) text += i + "\n";
+    gutter.textContent = text;
+    gutter.dataset.count = String(count);
+  }
+  function syncScroll() {
+    const area = contentArea();
+    if (area) area.parentElement.querySelector(".line-numbers").scrollTop = area.scrollTop;
+  }
+
+  function goToLine(line) {
+    const area = contentArea();
+    if (!area || !line) return;
+    const lines = area.value.split("\n");
+    const n = Math.min(Math.max(1, line), lines.length);
+    let start = 0;
+    for (let i = 0; i < n - 1; i++) start += lines[i].length + 1;
+    area.focus();
+    area.setSelectionRange(start, start + lines[n - 1].length);
+    const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 18;
+    area.scrollTop = Math.max(0, (n - 3) * lineHeight);
+    syncScroll();
+  }
+
+  function snapshot(form) {
+    const data = new FormData(form);
+    return SKILL_FIELDS.map(function (name) { return name + "=" + (data.get(name) || ""); }).join("\u0000");
+  }
+  let baseline = null;
+  let submitting = false;
+  function isDirty() {
+    const form = editorForm();
+    if (!form) return false;
+    return form.dataset.dirty === "true" || snapshot(form) !== baseline;
+  }
+  function updateDirty() {
+    const form = editorForm();
+    if (!form) return;
+    const dirty = isDirty();
+    form.classList.toggle("dirty", dirty);
+    document.title = (dirty ? "● " : "") + document.title.replace(/^● /, "");
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    restoreViews();
+    const form = editorForm();
+    if (form) {
+      baseline = snapshot(form);
+      updateLineNumbers();
+      updateDirty();
+      const area = contentArea();
+      area.addEventListener("scroll", syncScroll);
+      const match = /^#L(\d+)$/.exec(location.hash);
+      if (match) goToLine(parseInt(match[1], 10));
+      form.addEventListener("submit", function () { submitting = true; });
+    }
+  });
+
+  document.addEventListener("input", function (event) {
+    const form = editorForm();
+    if (form && form.contains(event.target)) {
+      if (event.target.id === "content") updateLineNumbers();
+      updateDirty();
+    }
+  });
+  document.addEventListener("change", function (event) {
+    const form = editorForm();
+    if (form && form.contains(event.target)) updateDirty();
+  });
+
+  document.addEventListener("click", function (event) {
+    const tab = event.target.closest("[data-tab-button]");
+    if (tab) {
+      const wrap = tab.closest(".preview-wrap");
+      wrap.dataset.tab = tab.dataset.tabButton;
+      saveViews(wrap);
+      return;
+    }
+    const toggle = event.target.closest("[data-view-toggle]");
+    if (toggle) {
+      const wrap = toggle.closest(".preview-wrap");
+      const key = camel(toggle.dataset.viewToggle);
+      const values = toggle.dataset.values.split(" ");
+      wrap.dataset[key] = values[(values.indexOf(wrap.dataset[key]) + 1) % values.length];
+      saveViews(wrap);
+      return;
+    }
+    const copy = event.target.closest("[data-copy]");
+    if (copy) {
+      copyFrom(copy.dataset.copy, copy);
+      return;
+    }
+    const jump = event.target.closest("a[data-skill]");
+    const form = editorForm();
+    if (jump && form && jump.dataset.skill === form.dataset.current && jump.dataset.line) {
+      event.preventDefault();
+      goToLine(parseInt(jump.dataset.line, 10));
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "s") {
+      const form = editorForm();
+      if (!form) return;
+      event.preventDefault();
+      submitting = true;
+      form.requestSubmit();
+    }
+  });
+
+  window.addEventListener("beforeunload", function (event) {
+    if (!submitting && isDirty()) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+  window.addEventListener("pageshow", function () { submitting = false; });
+
+  // -- htmx: say when a preview request fails instead of silently showing stale output
+  document.addEventListener("htmx:responseError", function (event) {
+    const xhr = event.detail.xhr;
+    const reason = xhr.status === 413 ? "the skill is too large"
+      : xhr.status === 400 ? "the page's security token expired; copy your text and reload"
+      : xhr.statusText || "server error";
+    status("Preview not updated (" + xhr.status + ": " + reason + ").", "error");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    status("Preview not updated: the server cannot be reached.", "error");
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target && event.detail.target.id === "preview") status("");
+  });
+})();

@@ -1,0 +1,97 @@
+"""The Flask application factory, the page-or-fragment helper and `serve`.
+
+Run it with `skill-editor serve`, `flask --app webapp.app run`, or in production
+`gunicorn 'webapp.app:create_app()'`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask, Response, make_response, render_template, request
+
+#: The project root: `templates/` and `static/` live beside the `webapp` package.
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Largest request body accepted (skills are text; a megabyte is a long book chapter).
+MAX_CONTENT_LENGTH = 1024 * 1024
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Create the app: config, secret key, database, security and blueprints."""
+    app = Flask(__name__, instance_relative_config=True,
+                template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=MAX_CONTENT_LENGTH,
+        # Flask 3.1 also caps a single form field; the whole body is the limit we mean.
+        MAX_FORM_MEMORY_SIZE=MAX_CONTENT_LENGTH,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        OPENAI_MODEL="gpt-4o",
+        ANTHROPIC_MODEL="claude-sonnet-4-5",
+        ANTHROPIC_MAX_TOKENS=1024,
+    )
+    if os.environ.get("DATABASE_URL"):
+        app.config["DATABASE_URL"] = os.environ["DATABASE_URL"]
+    if test_config is None:
+        app.config.from_prefixed_env("SKILL_EDITOR")
+    else:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
+
+    from . import db
+    from .web import editor, security
+
+    db.init_app(app)
+    security.init_app(app)
+    app.register_blueprint(editor.bp)
+    return app
+
+
+def _instance_secret(app: Flask) -> str:
+    """A secret key kept in the instance folder, generated on first start.
+
+    Sessions (and their CSRF tokens) then survive restarts and are shared by every
+    worker on this machine, without anyone having to configure a key.
+    """
+    path = Path(app.instance_path) / "secret_key"
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    try:
+        # O_EXCL: when two workers start together, the first one's key wins.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="ascii").strip()
+    with os.fdopen(fd, "w", encoding="ascii") as file:
+        file.write(key)
+    return key
+
+
+def wants_fragment() -> bool:
+    """True when htmx asked for a fragment; a history restore needs the whole page."""
+    return bool(request.headers.get("HX-Request")) and not request.headers.get(
+        "HX-History-Restore-Request")
+
+
+def page_or_fragment(page: str, fragment: str, status: int = 200, **context: Any) -> Response:
+    """Render `fragment` for htmx requests and `page` (which includes it) otherwise."""
+    template = fragment if wants_fragment() else page
+    response = make_response(render_template(template, **context), status)
+    response.vary.add("HX-Request")
+    return response
+
+
+def serve(host: str = "127.0.0.1", port: int = 5000, *, debug: bool = False) -> None:
+    """Create the app (upgrading and seeding the database) and serve it with werkzeug."""
+    from werkzeug.serving import run_simple
+
+    app = create_app()
+    run_simple(host, port, app, use_reloader=debug, use_debugger=debug, threaded=True)

@@ -1,0 +1,263 @@
+"""The agent index and the skill editor with its live context preview.
+
+Each route parses the request, calls the store and the pipeline, and renders; the
+view data comes from `preview.build_preview`, the page-or-fragment choice from
+`webapp.app.page_or_fragment`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, flash, redirect, request, url_for
+from werkzeug.exceptions import NotFound
+
+from webapp import store
+from webapp.app import page_or_fragment, wants_fragment
+from webapp.db import get_session
+from webapp.pipeline import Skill, Workspace
+
+from .diffing import diff_lines
+from .forms import choice_args, parse_choice, parse_skill_form, request_data
+from .preview import Choice, Models, build_preview, problem_counts, run, with_draft
+from .security import error_page
+
+bp = Blueprint("editor", __name__)
+
+
+@bp.app_errorhandler(store.NotFound)
+def not_found(exc: store.NotFound) -> Any:
+    """A missing agent or skill is a 404 page, whichever blueprint asked the store."""
+    return error_page(NotFound(description=f"There is {exc}."))
+
+
+@bp.get("/")
+def index() -> Response:
+    """The agents, each linking to its editor."""
+    session = get_session()
+    agents = [{"name": row.name, "skills": len(store.list_skills(session, row))}
+              for row in store.list_agents(session)]
+    return page_or_fragment("index.html", "_agents.html", agents=agents)
+
+
+@bp.get("/agents/<agent>")
+def agent(agent: str) -> Response:
+    """Open the agent's first skill."""
+    skills = store.list_skills(get_session(), agent)
+    if not skills:
+        abort(404, description=f"Agent {agent!r} has no skills yet.")
+    return redirect(url_for("editor.edit", agent=agent, d_tag=skills[0].d_tag, **request.args))
+
+
+@bp.get("/agents/<agent>/skills/<d_tag>")
+def edit(agent: str, d_tag: str) -> Response:
+    """The editor: skill list, form and the preview of the saved skill."""
+    row = store.get_skill(get_session(), agent, d_tag)
+    return editor_response(agent, row.version, saved_skill(row), request.args)
+
+
+@bp.get("/agents/<agent>/skills/<d_tag>/preview")
+def preview_saved(agent: str, d_tag: str) -> Response:
+    """The preview of the saved skill for the scenario in the query string."""
+    row = store.get_skill(get_session(), agent, d_tag)
+    return editor_response(agent, row.version, saved_skill(row), request.args,
+                           fragment="_preview.html")
+
+
+@bp.post("/agents/<agent>/skills/<d_tag>/preview")
+def preview(agent: str, d_tag: str) -> Response:
+    """The preview of the submitted draft; nothing is saved."""
+    row = store.get_skill(get_session(), agent, d_tag)
+    data, from_form = request_data()
+    form = parse_skill_form(data, saved_skill(row), from_form=from_form)
+    return editor_response(agent, form.version or row.version, form.draft, data,
+                           errors=form.errors, fragment="_preview.html", dirty=True)
+
+
+@bp.post("/agents/<agent>/skills/<d_tag>")
+def save(agent: str, d_tag: str) -> Response:
+    """Save the draft from the version it was loaded at; a stale version gets the conflict page."""
+    session = get_session()
+    row = store.get_skill(session, agent, d_tag)
+    data, from_form = request_data()
+    form = parse_skill_form(data, saved_skill(row), from_form=from_form)
+    if form.version is None:
+        form.errors.setdefault("version", "is required: the version the edit started from")
+    if form.errors:
+        return editor_response(agent, form.version or row.version, form.draft, data,
+                               errors=form.errors, dirty=True)
+    try:
+        saved = save_draft(agent, d_tag, form.draft, form.version)
+    except store.Conflict as exc:
+        return conflict_response(agent, d_tag, form.draft, form.version, exc, data)
+    except (store.ValidationError, store.InUse) as exc:
+        errors = exc.errors if isinstance(exc, store.ValidationError) else {"d_tag": str(exc)}
+        return editor_response(agent, form.version, form.draft, data, errors=errors, dirty=True)
+    flash(f"Saved {saved.d_tag} as version {saved.version}.")
+    workspace = store.load_workspace(session, agent)
+    choice, _ = parse_choice(data, workspace)
+    return redirect(url_for("editor.edit", agent=agent, d_tag=saved.d_tag,
+                            **choice_args(choice, workspace)), 303)
+
+
+@bp.post("/agents/<agent>/skills/<d_tag>/enabled")
+def toggle(agent: str, d_tag: str) -> Response:
+    """Enable or disable a skill from the list (saved at once, as a new version)."""
+    data, _ = request_data()
+    store.set_skill_enabled(get_session(), agent, d_tag, _flag(data.get("enabled")))
+    return skill_list_changed(agent, data)
+
+
+@bp.post("/agents/<agent>/skills/<d_tag>/move")
+def move(agent: str, d_tag: str) -> Response:
+    """Move a skill one place up or down in the adoption order."""
+    session = get_session()
+    data, _ = request_data()
+    direction = data.get("direction")
+    if direction not in ("up", "down"):
+        abort(422, description=f"direction: must be up or down, not {direction!r}")
+    order = [s.d_tag for s in store.list_skills(session, agent)]
+    if d_tag not in order:
+        abort(404, description=f"No skill {d_tag!r}.")
+    i = order.index(d_tag)
+    j = i - 1 if direction == "up" else i + 1
+    if 0 <= j < len(order):
+        order[i], order[j] = order[j], order[i]
+        store.reorder_skills(session, agent, order)
+    return skill_list_changed(agent, data)
+
+
+@bp.post("/agents/<agent>/skills/<d_tag>/log")
+def append_log(agent: str, d_tag: str) -> Response:
+    """Append the previewed context (draft included) to the agent's context log."""
+    session = get_session()
+    row = store.get_skill(session, agent, d_tag)
+    data, from_form = request_data()
+    form = parse_skill_form(data, saved_skill(row), from_form=from_form)
+    workspace = store.load_workspace(session, agent)
+    choice, errors = parse_choice(data, workspace)
+    if form.errors or errors:
+        reasons = "; ".join(f"{k}: {v}" for k, v in {**form.errors, **errors}.items())
+        abort(422, description=reasons)
+    context = run(with_draft(workspace, form.draft), choice)
+    entry = store.log_context(session, agent, context, scenario=choice.scenario)
+    if not wants_fragment():
+        flash("Appended the context to the log.")
+        return redirect(url_for("editor.edit", agent=agent, d_tag=d_tag,
+                                **choice_args(choice, workspace)), 303)
+    appended = entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return page_or_fragment("editor.html", "_log_status.html", appended=appended)
+
+
+# -- helpers
+
+
+def saved_skill(row: Any) -> Skill:
+    """The pipeline `Skill` of a store row."""
+    return Skill(d_tag=row.d_tag, content=row.content, name=row.name, layer=row.layer,
+                 triggers=tuple(row.triggers), enabled=row.enabled)
+
+
+def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
+    """Save `draft` over version `version`, renaming first if its `d_tag` changed.
+
+    Renaming updates `{{d_tag}}` references in other skills, so nothing breaks.
+    """
+    session = get_session()
+    if draft.d_tag != d_tag:
+        renamed = store.rename_skill(session, agent, d_tag, draft.d_tag,
+                                     update_references=True, expected_version=version)
+        version = renamed.skill.version
+    return store.save_skill(session, agent, draft.d_tag, expected_version=version,
+                            content=draft.content, name=draft.name, layer=draft.layer,
+                            triggers=list(draft.triggers), enabled=draft.enabled)
+
+
+def models() -> Models:
+    config = current_app.config
+    return Models(openai=config["OPENAI_MODEL"], anthropic=config["ANTHROPIC_MODEL"],
+                  anthropic_max_tokens=config["ANTHROPIC_MAX_TOKENS"])
+
+
+def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
+                   choice: Choice, current: str) -> dict[str, Any]:
+    """Everything `editor.html` and its fragments need."""
+    scenario = workspace.scenarios_by_name.get(choice.scenario or "")
+    return {
+        "agent": agent,
+        "current": current,
+        "version": version,
+        "draft": draft,
+        "line_count": draft.content.count("\n") + 1,
+        "skills": workspace.skills,
+        "problem_counts": problem_counts(workspace),
+        "choice": choice,
+        "choice_args": choice_args(choice, workspace),
+        "scenarios": list(workspace.scenarios_by_name),
+        "scenario_defaults": scenario or Choice(),
+        "triggers": workspace.triggers,
+        "preview": build_preview(workspace, draft, choice, models()),
+        "errors": {},
+        "dirty": False,
+    }
+
+
+def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
+                    errors: dict[str, str] | None = None, fragment: str = "_editor.html",
+                    dirty: bool = False) -> Response:
+    """Render the editor (or one of its fragments); any errors make it a 422."""
+    session = get_session()
+    current = request.view_args["d_tag"]
+    workspace = store.load_workspace(session, agent)
+    choice, choice_errors = parse_choice(data, workspace)
+    errors = {**(errors or {}), **choice_errors}
+    # The preview keeps the saved d_tag: a rename takes effect when it is saved.
+    shown = draft if draft.d_tag == current else _with_tag(draft, current)
+    context = editor_context(agent, version, shown, workspace, choice, current)
+    context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
+    return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
+
+
+def _with_tag(draft: Skill, d_tag: str) -> Skill:
+    return Skill(d_tag=d_tag, content=draft.content, name=draft.name, layer=draft.layer,
+                 triggers=draft.triggers, enabled=draft.enabled)
+
+
+def conflict_response(agent: str, d_tag: str, mine: Skill, your_version: int,
+                      exc: store.Conflict, data: Any) -> Response:
+    """HTTP 409: the author's text, the saved text and their diff; nothing is lost."""
+    current = exc.current
+    saved = Skill(d_tag=current.get("d_tag", d_tag), content=current.get("content", ""),
+                  name=current.get("name", ""), layer=current.get("layer", 1),
+                  triggers=tuple(current.get("triggers", ())), enabled=current.get("enabled", True))
+    workspace = store.load_workspace(get_session(), agent)
+    choice, _ = parse_choice(data, workspace)
+    return page_or_fragment(
+        "conflict.html", "_conflict.html", 409,
+        agent=agent, current=d_tag, mine=mine, saved=saved, your_version=your_version,
+        saved_version=current.get("version") or 0, diff=diff_lines(saved.content, mine.content),
+        choice_args=choice_args(choice, workspace))
+
+
+def skill_list_changed(agent: str, data: Any) -> Response:
+    """After a reorder or toggle: the new list for htmx (and a preview refresh), else a redirect."""
+    session = get_session()
+    current = data.get("current") or request.view_args["d_tag"]
+    workspace = store.load_workspace(session, agent)
+    choice, _ = parse_choice(data, workspace)
+    if not wants_fragment():
+        return redirect(url_for("editor.edit", agent=agent, d_tag=current,
+                                **choice_args(choice, workspace)), 303)
+    response = page_or_fragment(
+        "editor.html", "_skill_list.html", agent=agent, current=current,
+        skills=workspace.skills, problem_counts=problem_counts(workspace),
+        choice_args=choice_args(choice, workspace))
+    # The saved workspace changed: the form listens for this and refreshes the preview.
+    response.headers["HX-Trigger"] = "workspace-changed"
+    return response
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).lower() in ("1", "true", "on", "yes")

@@ -1,0 +1,246 @@
+"""What the preview tabs show, computed from a workspace, a draft skill and a scenario.
+
+`build_preview` assembles the context twice — once from the saved skills, once with
+the draft in place of the saved skill — and turns the results into plain view data:
+message cards with sizes, the highlighted source with its provenance gutter, diffs,
+request bodies, problems and the stage trace. Templates only lay this out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from webapp.pipeline import Context, Diagnostic, Skill, Workspace, assemble
+from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html
+from webapp.tokens import TokenCount, count_tokens
+
+from .diffing import Diff, diff_lines
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The scenario picker: a scenario name and optional overrides of its fields.
+
+    None means "the scenario's own": no trigger, message or provider override.
+    """
+
+    scenario: str | None = None
+    trigger: str | None = None
+    message: str | None = None
+    provider: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Models:
+    """The model names written into the example request bodies."""
+
+    openai: str = "gpt-4o"
+    anthropic: str = "claude-sonnet-4-5"
+    anthropic_max_tokens: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class MessageCard:
+    role: str
+    html: Markup
+    chars: int
+    tokens: TokenCount
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    number: int
+    html: Markup
+    origin: str
+    mine: bool
+    skill: str | None
+    skill_line: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StageView:
+    name: str
+    text: str
+    diff: Diff | None  # against the previous stage; None for the first
+
+
+@dataclass(frozen=True, slots=True)
+class RequestBody:
+    name: str
+    slug: str
+    html: Markup
+    text: str
+    note: str | None = None
+
+
+@dataclass
+class Preview:
+    """Everything the preview tabs need."""
+
+    d_tag: str
+    context: Context
+    saved: Context
+    cards: list[MessageCard]
+    source: list[SourceLine]
+    document_diff: Diff
+    messages_diff: Diff
+    bodies: list[RequestBody]
+    problems: list[Diagnostic]
+    stages: list[StageView]
+    total_tokens: TokenCount
+    trigger: str
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.context.counts()
+
+
+def with_draft(workspace: Workspace, draft: Skill) -> Workspace:
+    """`workspace` with `draft` in place of the saved skill of the same `d_tag` (or added)."""
+    skills = list(workspace.skills)
+    for i, skill in enumerate(skills):
+        if skill.d_tag == draft.d_tag:
+            skills[i] = draft
+            break
+    else:
+        skills.append(draft)
+    return dataclasses.replace(workspace, skills=tuple(skills))
+
+
+def with_provider(workspace: Workspace, choice: Choice) -> Workspace:
+    """Apply the picker's provider to the chosen scenario (assemble has no parameter for it)."""
+    if choice.provider is None or not workspace.scenarios:
+        return workspace
+    name = choice.scenario or workspace.scenarios[0].name
+    scenarios = tuple(dataclasses.replace(sc, provider=choice.provider) if sc.name == name else sc
+                      for sc in workspace.scenarios)
+    return dataclasses.replace(workspace, scenarios=scenarios)
+
+
+def run(workspace: Workspace, choice: Choice) -> Context:
+    """Assemble `workspace` for the picker's scenario and overrides."""
+    return assemble(with_provider(workspace, choice), choice.scenario,
+                    trigger=choice.trigger, message=choice.message)
+
+
+def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
+                  models: Models = Models()) -> Preview:
+    """Assemble saved and draft contexts for `choice` and build every tab's view data."""
+    saved = run(workspace, choice)
+    saved_skill = workspace.skills_by_tag.get(draft.d_tag)
+    context = saved if saved_skill == draft else run(with_draft(workspace, draft), choice)
+    cards = [message_card(m) for m in context.messages]
+    return Preview(
+        d_tag=draft.d_tag,
+        context=context,
+        saved=saved,
+        cards=cards,
+        source=source_lines(context, draft.d_tag),
+        document_diff=diff_lines(saved.document, context.document),
+        messages_diff=diff_lines(_messages_text(saved.messages), _messages_text(context.messages)),
+        bodies=request_bodies(context.messages, models),
+        problems=sorted(context.diagnostics, key=_problem_key),
+        stages=stage_views(context, draft.d_tag),
+        total_tokens=count_tokens(context.document),
+        trigger=context.trigger,
+    )
+
+
+def message_card(message: dict[str, str]) -> MessageCard:
+    content = message["content"]
+    return MessageCard(message["role"], markdown_to_html(content), len(content),
+                       count_tokens(content))
+
+
+def source_lines(context: Context, d_tag: str) -> list[SourceLine]:
+    """The document's lines, highlighted, each with the origin the pipeline recorded."""
+    lines = highlight_markdown_lines(context.document)
+    provenance = context.provenance
+    result = []
+    for i, html in enumerate(lines):
+        origin = provenance[i] if i < len(provenance) else None
+        result.append(SourceLine(
+            number=i + 1,
+            html=html,
+            origin=origin.label if origin else "",
+            mine=bool(origin and origin.skill == d_tag),
+            skill=origin.skill if origin else None,
+            skill_line=origin.line if origin else None,
+        ))
+    return result
+
+
+def _messages_text(messages: list[dict[str, str]]) -> str:
+    """The messages as text to diff: a header line per message, then its content verbatim."""
+    parts = []
+    for i, message in enumerate(messages, 1):
+        parts.append(f"─── message {i}: {message['role']} ───\n{message['content']}")
+    return "\n".join(parts)
+
+
+def request_bodies(messages: list[dict[str, str]], models: Models) -> list[RequestBody]:
+    """The request body in OpenAI's chat shape and in Anthropic's Messages shape."""
+    openai = {"model": models.openai, "messages": messages}
+    system = [m["content"] for m in messages if m["role"] == "system"]
+    rest = [m for m in messages if m["role"] != "system"]
+    anthropic: dict[str, Any] = {"model": models.anthropic, "max_tokens": models.anthropic_max_tokens}
+    if system:
+        anthropic["system"] = "\n\n".join(system)
+    anthropic["messages"] = rest
+    note = None
+    first_other = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
+    if any(m["role"] == "system" for m in messages[first_other:]):
+        note = ("Anthropic takes one top-level system prompt: the system messages that come "
+                "after other messages were moved into it.")
+    return [
+        _body("OpenAI chat completions", "openai", openai),
+        _body("Anthropic Messages", "anthropic", anthropic, note),
+    ]
+
+
+def _body(name: str, slug: str, value: dict[str, Any], note: str | None = None) -> RequestBody:
+    return RequestBody(name, slug, highlight_json(value),
+                       json.dumps(value, indent=2, ensure_ascii=False), note)
+
+
+def stage_views(context: Context, d_tag: str) -> list[StageView]:
+    """The edited skill's stage trace, each stage diffed against the one before."""
+    for trace in context.trace:
+        if trace.d_tag == d_tag:
+            views, previous = [], None
+            for stage in trace.stages:
+                diff = diff_lines(previous, stage.text) if previous is not None else None
+                views.append(StageView(stage.name, stage.text, diff))
+                previous = stage.text
+            return views
+    return []
+
+
+def _problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:
+    return (_SEVERITY_ORDER.get(diagnostic.severity, 3), diagnostic.skill or "",
+            diagnostic.line or 0)
+
+
+def problem_counts(workspace: Workspace) -> dict[str, int]:
+    """Problems (errors and warnings) per skill over every scenario of the workspace.
+
+    A skill only shows its problems when a scenario's trigger selects it, so the
+    skill list runs each scenario once and counts each distinct problem once.
+    """
+    seen: set[tuple[Any, ...]] = set()
+    choices = [Choice(scenario=sc.name) for sc in workspace.scenarios] or [Choice()]
+    for choice in choices:
+        for d in run(workspace, choice).diagnostics:
+            if d.skill and d.severity in ("error", "warning"):
+                seen.add((d.skill, d.code, d.line, d.message))
+    counts: dict[str, int] = {}
+    for skill, *_ in seen:
+        counts[skill] = counts.get(skill, 0) + 1
+    return counts
