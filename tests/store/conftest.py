@@ -1,0 +1,82 @@
+"""Fixtures for the storage tests: bundles with every key, and a small stored agent."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from webapp import store
+
+#: A bundle written with every key (as `dump_bundle` writes them), using every kind of
+#: JSON value where the format allows any: export(import(FULL_BUNDLE)) must equal it.
+FULL_BUNDLE: dict[str, Any] = {
+    "format": "skill-workspace/1",
+    "agent": {
+        "name": "Tester",
+        "title": "{name} — test agent",
+        "message_mode": "sequence",
+        "max_array_items": 3,
+        "history_labels": {"assistant": "Bot", "user": "Human", "system": "Runtime"},
+    },
+    "skills": [
+        {"d_tag": "base", "name": "Base", "layer": 2, "triggers": [], "enabled": True,
+         "content": "You are a test.\n"},
+        {"d_tag": "main", "name": "Main", "layer": 1, "triggers": ["dm", "cron"],
+         "enabled": True,
+         "content": "system:\n{{base}}\n\n# Ünïcödé ✓\n\n{{ base }} and \\{{base}}\n\nuser:\n{{message}}\n"},
+        {"d_tag": "off", "name": "", "layer": 1, "triggers": ["dm"], "enabled": False,
+         "content": ""},
+    ],
+    "tools": [
+        {"name": "lookup", "description": "Looks things up.",
+         "result": {"success": True, "content": "{\"a\": [1, 2.5, null, true, \"x\"]}"},
+         "results_by_args": [
+             {"args": {"q": "x", "n": 1}, "result": {"success": True, "content": "found x"}},
+             {"args": ["list", "args"], "result": {"success": False, "error": "nope"}},
+             {"args": None, "result": None},
+         ]},
+        {"name": "empty", "description": "", "result": None, "results_by_args": []},
+    ],
+    "variables": [
+        {"name": "found", "tool": "lookup", "args": {"q": "x", "n": 1},
+         "result_field": "content", "path": "a.0", "format": "inline_code", "limit": 2},
+        {"name": "plain", "tool": "empty", "args": None, "result_field": "content",
+         "path": None, "format": None, "limit": None},
+        {"name": "string_args", "tool": "lookup", "args": "just a string",
+         "result_field": "error", "path": None, "format": "text", "limit": 0},
+    ],
+    "scenarios": [
+        {"name": "hello", "trigger": "dm", "message": "Hi!\nSecond line",
+         "history": [
+             {"role": "user", "content": "earlier", "created_at": 1774263548},
+             {"role": "assistant", "content": "reply", "created_at": "2026-03-23T09:22:48Z"},
+             {"role": "system", "content": "note", "created_at": None},
+         ],
+         "event": None, "provider": None},
+        {"name": "tick", "trigger": "cron", "message": "",
+         "history": [],
+         "event": {"kind": 1, "tags": [["t", "cron"]], "nested": {"big": 12345678901234567890,
+                                                                   "f": 0.1}},
+         "provider": "anthropic"},
+    ],
+}
+
+
+@pytest.fixture
+def full_bundle() -> dict[str, Any]:
+    """A deep copy of `FULL_BUNDLE`: a bundle with every key and many kinds of values."""
+    return copy.deepcopy(FULL_BUNDLE)
+
+
+@pytest.fixture
+def agent(session) -> str:
+    """An agent `demo` with skills `intro` (layer 2), `chat` (uses `{{intro}}`) and `other`."""
+    store.create_agent(session, "demo")
+    store.create_skill(session, "demo", "intro", content="I am intro.\n", layer=2, name="Intro")
+    store.create_skill(session, "demo", "chat", content="system:\n{{intro}}\n\nuser:\n{{message}}\n",
+                       triggers=["dm"], name="Chat")
+    store.create_skill(session, "demo", "other", content="Other {{ intro }} text.\n",
+                       triggers=["dm"])
+    return "demo"

@@ -1,0 +1,103 @@
+"""Database commands for the `skill-editor` CLI: `db upgrade`, `import` and `export`.
+
+`webapp.cli` adds them to its group (`main.add_command(db_group)` etc.). The database
+is `--database-url`, else `$DATABASE_URL`, else `instance/skill-editor.sqlite` under
+the current directory (where the app keeps it when run from a checkout). Every
+command upgrades the schema first, so a new database needs no setup.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import db, store
+from .pipeline import BundleError, Problem, Workspace, load_bundle, parse_json
+
+database_url_option = click.option(
+    "--database-url", envvar="DATABASE_URL", metavar="URL",
+    help="SQLAlchemy database URL [env DATABASE_URL; default: "
+         "sqlite:///instance/skill-editor.sqlite]")
+
+
+@click.group("db")
+def db_group() -> None:
+    """Manage the database."""
+
+
+@db_group.command("upgrade")
+@database_url_option
+@click.option("--revision", default="head", show_default=True, help="Migration to upgrade to.")
+def upgrade_cmd(database_url: str | None, revision: str) -> None:
+    """Create or upgrade the schema (the app does this by itself on start)."""
+    url = db.resolve_url(database_url)
+    db.upgrade(url, revision)
+    click.echo(f"database at {db.current_revision(url)}: {_display(url)}", err=True)
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--replace", is_flag=True,
+              help="Overwrite an agent of the same name (its skills keep their history).")
+@click.option("--agent-name", metavar="NAME", help="Import under this name instead.")
+@database_url_option
+def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: str | None) -> None:
+    """Import a skill-workspace/1 bundle FILE ('-' for stdin) as an agent."""
+    try:
+        workspace = _load(file)
+    except BundleError as exc:
+        for problem in exc.problems:
+            click.echo(f"{file}: {problem.path}: {problem.message}", err=True)
+        raise SystemExit(1) from None
+    with db.session_scope(database_url) as session:
+        try:
+            agent = store.import_bundle(session, workspace, replace=replace, agent_name=agent_name)
+        except store.StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+        counts = (f"{len(workspace.skills)} skills, {len(workspace.tools)} tools, "
+                  f"{len(workspace.variables)} variables, {len(workspace.scenarios)} scenarios")
+        click.echo(f"imported {agent.name!r}: {counts}", err=True)
+
+
+@click.command("export")
+@click.option("--agent", "agent_name", metavar="NAME",
+              help="The agent to export (needed when there are several).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Write the bundle here instead of stdout.")
+@database_url_option
+def export_cmd(agent_name: str | None, output: str, database_url: str | None) -> None:
+    """Export an agent as a skill-workspace/1 bundle (JSON)."""
+    with db.session_scope(database_url) as session:
+        if agent_name is None:
+            names = [agent.name for agent in store.list_agents(session)]
+            if len(names) != 1:
+                listing = ", ".join(names) if names else "none"
+                raise click.UsageError(f"name the agent with --agent (agents: {listing})")
+            agent_name = names[0]
+        try:
+            bundle = store.export_bundle(session, agent_name)
+        except store.NotFound as exc:
+            raise click.ClickException(str(exc)) from None
+    text = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    if output == "-":
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"exported {agent_name!r} to {output}", err=True)
+
+
+def _load(file: str) -> Workspace:
+    """The bundle in `file`, or on stdin for `-`; raises `BundleError`."""
+    if file != "-":
+        return load_bundle(file)
+    data = parse_json(sys.stdin.read())
+    if not isinstance(data, dict):
+        raise BundleError([Problem("$", "must be an object")])
+    return load_bundle(data)
+
+
+def _display(url: str) -> str:
+    return db.normalize_url(url).render_as_string(hide_password=True)
