@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings
@@ -33,6 +33,10 @@ ROLE_LINE = Origin("role")
 
 Line = tuple[str, Origin]
 
+#: Memoised results of standalone skills (see `_Run.skill_blocks`), oldest first.
+_SKILL_MEMO: dict[tuple, tuple] = {}
+_SKILL_MEMO_SIZE = 2048
+
 
 @dataclass(slots=True)
 class Block:
@@ -43,18 +47,74 @@ class Block:
     lines: list[Line] = field(default_factory=list)
 
 
+class Piece(NamedTuple):
+    """A finished block: its trimmed text and one origin per line of it."""
+
+    role: str
+    skill: str | None
+    text: str
+    origins: tuple[Origin, ...]
+
+    @classmethod
+    def of(cls, block: Block) -> Piece:
+        lines = trim_blank(block.lines)
+        return cls(block.role, block.skill, "\n".join(t for t, _ in lines), tuple(o for _, o in lines))
+
+
+class _Message:
+    """A message being laid out: text chunks joined by newlines, one origin per line."""
+
+    __slots__ = ("role", "chunks", "origins")
+
+    def __init__(self, role: str):
+        self.role = role
+        self.chunks: list[str] = []
+        self.origins: list[Origin] = []
+
+    def add(self, text: str, origins: tuple[Origin, ...] | list[Origin]) -> None:
+        self.chunks.append(text)
+        self.origins.extend(origins)
+
+    @property
+    def content(self) -> str:
+        return "\n".join(self.chunks)
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedSkill:
     """What depends only on a skill's text; cached so an edit re-parses one skill."""
 
     lines: tuple[Line, ...]  # the body (before `---template---`), with origins
+    names: tuple[str, ...]  # every `{{name}}` the body uses, sorted
+    roles: tuple[tuple[str, int, int], ...]  # the body's role split, valid when nothing is embedded
     template_text: str | None
     template_line: int  # 1-based line of the template's first YAML line
 
 
-@lru_cache(maxsize=4096)
+def split_roles(texts: list[str]) -> list[tuple[str, int, int]]:
+    """Cut author text at role markers: (role, start, end) ranges, markers excluded.
+
+    Text before the first marker is system; that range is left out when it is blank.
+    """
+    ranges: list[tuple[str, int, int]] = []
+    role, start = "system", 0
+    fence = FenceTracker()
+    for index, text in enumerate(texts):
+        if not fence.feed(text):
+            new_role = marker_role(text)
+            if new_role is not None:
+                ranges.append((role, start, index))
+                role, start = new_role, index + 1
+    ranges.append((role, start, len(texts)))
+    first_role, first_start, first_end = ranges[0]
+    if not any(text.strip() for text in texts[first_start:first_end]):
+        del ranges[0]
+    return ranges
+
+
+@lru_cache(maxsize=2048)
 def parse_skill(d_tag: str, content: str) -> ParsedSkill:
-    """Split a skill's content into tagged body lines and its template part."""
+    """Split a skill's content into tagged body lines, its role ranges and its template part."""
     text = content.replace("\r\n", "\n")
     if text.endswith("\n"):
         text = text[:-1]
@@ -62,9 +122,11 @@ def parse_skill(d_tag: str, content: str) -> ParsedSkill:
     cut = split_template(raw)
     body = raw if cut < 0 else raw[:cut]
     lines = tuple((line, Origin("skill", d_tag, number)) for number, line in enumerate(body, 1))
+    names = tuple(sorted({p.name for line in body if "{{" in line for p in find_placeholders(line)}))
+    roles = tuple(split_roles(body))
     if cut < 0:
-        return ParsedSkill(lines, None, 0)
-    return ParsedSkill(lines, "\n".join(raw[cut + 1:]), cut + 2)
+        return ParsedSkill(lines, names, roles, None, 0)
+    return ParsedSkill(lines, names, roles, "\n".join(raw[cut + 1:]), cut + 2)
 
 
 def trim_blank(lines: list[Line]) -> list[Line]:
@@ -159,24 +221,16 @@ class _Run:
         if parsed.template_text is not None:
             self.diag("warning", "template-in-embed",
                       f"the `---template---` part of `{name}` is ignored where it is embedded", at)
+        if self.ws.skills_by_tag.keys().isdisjoint(parsed.names):
+            return trim_blank(list(parsed.lines))
         return trim_blank(self.expand(parsed.lines, (*stack, name)))
 
     # -- stage 2: split roles ---------------------------------------------------------
 
     def split(self, lines: list[Line], d_tag: str) -> list[Block]:
         """Cut author text into blocks at role markers; text before the first is system."""
-        blocks = [Block("system", d_tag)]
-        fence = FenceTracker()
-        for text, origin in lines:
-            if not fence.feed(text):
-                role = marker_role(text)
-                if role is not None:
-                    blocks.append(Block(role, d_tag))
-                    continue
-            blocks[-1].lines.append((text, origin))
-        if not trim_blank(blocks[0].lines):  # nothing before the first marker
-            del blocks[0]
-        return blocks
+        texts = [text for text, _ in lines]
+        return [Block(role, d_tag, lines[start:end]) for role, start, end in split_roles(texts)]
 
     # -- stage 3: resolve variables ---------------------------------------------------
 
@@ -294,17 +348,45 @@ class _Run:
 
     # -- a whole skill ----------------------------------------------------------------------
 
-    def skill_blocks(self, skill: Skill) -> list[Block]:
-        """Run one selected skill through the four stages, then add its sections."""
+    def skill_pieces(self, skill: Skill) -> list[Piece]:
+        """Run one selected skill through the four stages, then add its sections.
+
+        A skill that embeds nothing and has no template depends only on its text and
+        the values of the names it uses, so its result is memoised on exactly those:
+        while an author types, the other skills of the workspace are not redone.
+        """
         content = self.content_of(skill)
         parsed = parse_skill(skill.d_tag, content)
-        expanded = self.expand(parsed.lines, (skill.d_tag,))
-        resolved = [self.resolve(block) for block in self.split(expanded, skill.d_tag)]
+        standalone = self.ws.skills_by_tag.keys().isdisjoint(parsed.names)
+        if not standalone or parsed.template_text is not None:
+            return self.run_skill(skill, content, parsed, standalone)
+        key = (skill.d_tag, content, tuple(self.resolver.signature(name) for name in parsed.names))
+        hit = _SKILL_MEMO.get(key)
+        if hit is not None:
+            pieces, diagnostics, record = hit
+            self.diagnostics.extend(diagnostics)
+            self.records.append(record)
+            return pieces
+        mark = len(self.diagnostics)
+        pieces = self.run_skill(skill, content, parsed, standalone)
+        if len(_SKILL_MEMO) >= _SKILL_MEMO_SIZE:
+            del _SKILL_MEMO[next(iter(_SKILL_MEMO))]
+        _SKILL_MEMO[key] = (pieces, tuple(self.diagnostics[mark:]), self.records[-1])
+        return pieces
+
+    def run_skill(self, skill: Skill, content: str, parsed: ParsedSkill, standalone: bool) -> list[Piece]:
+        if standalone:  # nothing to embed: use the cached role split
+            expanded = list(parsed.lines)
+            blocks = [Block(role, skill.d_tag, expanded[start:end]) for role, start, end in parsed.roles]
+        else:
+            expanded = self.expand(parsed.lines, (skill.d_tag,))
+            blocks = self.split(expanded, skill.d_tag)
+        resolved = [self.resolve(block) for block in blocks]
         bumped = [self.bump(block) for block in resolved]
         if parsed.template_text is not None:
             bumped.extend(self.sections(skill.d_tag, parsed))
         self.records.append((skill.d_tag, content, expanded, resolved, bumped))
-        return bumped
+        return [Piece.of(block) for block in bumped]
 
     def trace(self) -> list[SkillTrace]:
         def show(blocks: list[Block]) -> str:
@@ -317,44 +399,54 @@ class _Run:
         )) for d_tag, content, expanded, resolved, bumped in self.records]
 
 
-def _messages(run: _Run, blocks: list[Block], title: str) -> list[tuple[str, list[Line]]]:
-    """Lay the blocks out as messages by the agent's message mode."""
-    title_lines: list[Line] = [(f"# {title}", Origin("title"))]
-    messages: list[tuple[str, list[Line]]] = []
+_SAME_SKILL = (SEPARATOR,)
+_NEW_SKILL = (SEPARATOR, SEPARATOR, SEPARATOR)
+
+
+def _messages(run: _Run, pieces: list[Piece], title: str) -> list[_Message]:
+    """Lay the pieces out as messages by the agent's message mode."""
+    title_origins = (Origin("title"),)
+    messages: list[_Message] = []
     if run.ws.agent.message_mode == "sequence":
-        for block in blocks:
-            lines = trim_blank(block.lines)
-            if lines:
-                messages.append((block.role, lines))
-            else:
+        for piece in pieces:
+            if not piece.text:
                 run.diag("info", "empty-message",
-                         f"an empty `{block.role}` message of `{block.skill}` was dropped",
-                         Origin("skill", block.skill, None))
-        if messages and messages[0][0] == "system":
-            messages[0] = ("system", [*title_lines, ("", SEPARATOR), *messages[0][1]])
+                         f"an empty `{piece.role}` message of `{piece.skill}` was dropped",
+                         Origin("skill", piece.skill, None))
+                continue
+            message = _Message(piece.role)
+            message.add(piece.text, piece.origins)
+            messages.append(message)
+        first = _Message("system")
+        first.add(f"# {title}", title_origins)
+        if messages and messages[0].role == "system":
+            first.add("", _SAME_SKILL)
+            first.add(messages[0].content, messages[0].origins)
+            messages[0] = first
         else:
-            messages.insert(0, ("system", title_lines))
+            messages.insert(0, first)
         return messages
 
-    grouped: dict[str, list[Block]] = {"system": []}
-    for block in blocks:
-        grouped.setdefault(block.role, []).append(block)
-    for role, role_blocks in grouped.items():
-        lines: list[Line] = list(title_lines) if role == "system" else []
+    grouped: dict[str, list[Piece]] = {"system": []}
+    for piece in pieces:
+        grouped.setdefault(piece.role, []).append(piece)
+    for role, role_pieces in grouped.items():
+        message = _Message(role)
+        if role == "system":
+            message.add(f"# {title}", title_origins)
         previous: str | None = None
-        for block in role_blocks:
-            body = trim_blank(block.lines)
-            if not body:
+        for piece in role_pieces:
+            if not piece.text:
                 continue
-            if lines:
-                if previous is not None and block.skill != previous:
-                    lines += [("", SEPARATOR), ("---", SEPARATOR), ("", SEPARATOR)]
+            if message.chunks:
+                if previous is not None and piece.skill != previous:
+                    message.add("\n---\n", _NEW_SKILL)  # a blank line, `---`, a blank line
                 else:
-                    lines.append(("", SEPARATOR))
-            lines += body
-            previous = block.skill
-        if lines:
-            messages.append((role, lines))
+                    message.add("", _SAME_SKILL)
+            message.add(piece.text, piece.origins)
+            previous = piece.skill
+        if message.chunks:
+            messages.append(message)
         else:
             run.diag("info", "empty-message", f"the `{role}` message is empty and was dropped")
     return messages
@@ -406,26 +498,33 @@ def assemble(
     selected = [s for s in workspace.skills if s.enabled and s.layer == 1 and trigger in s.triggers]
     if not selected:
         run.diag("info", "no-skills", f"no enabled layer-1 skill has the trigger `{trigger}`")
-    blocks = [block for skill in selected for block in run.skill_blocks(skill)]
+    pieces = [piece for skill in selected for piece in run.skill_pieces(skill)]
 
-    messages = _messages(run, blocks, workspace.agent.title_text)
-    if message.strip() and not any(role == "user" for role, _ in messages):
+    messages = _messages(run, pieces, workspace.agent.title_text)
+    if message.strip() and not any(m.role == "user" for m in messages):
         run.diag("info", "user-fallback",
                  "no skill wrote user text, so the incoming message is the user message")
-        messages.append(("user", trim_blank([(text, Origin("message")) for text in message.split("\n")])))
+        fallback = Piece.of(Block("user", None, [(text, Origin("message")) for text in message.split("\n")]))
+        messages.append(_Message("user"))
+        messages[-1].add(fallback.text, fallback.origins)
 
-    document_lines: list[Line] = []
-    for index, (role, lines) in enumerate(messages):
+    api_messages = [{"role": msg.role, "content": msg.content} for msg in messages]
+    parts: list[str] = []
+    provenance: list[Origin] = []
+    for index, (msg, api) in enumerate(zip(messages, api_messages)):
         if index:
-            document_lines.append(("", SEPARATOR))
-        document_lines.append((f"{role}:", ROLE_LINE))
-        document_lines.extend(lines)
-    document = "\n".join(text for text, _ in document_lines) + "\n"
+            parts.append("")
+            provenance.append(SEPARATOR)
+        parts.append(f"{msg.role}:")
+        provenance.append(ROLE_LINE)
+        parts.append(api["content"])
+        provenance.extend(msg.origins)
+    document = "\n".join(parts) + "\n"
     context = Context(
         document=document,
-        messages=[{"role": role, "content": "\n".join(t for t, _ in lines)} for role, lines in messages],
+        messages=api_messages,
         diagnostics=run.diagnostics,
-        provenance=[origin for _, origin in document_lines],
+        provenance=provenance,
         log_entry="",
         scenario=chosen.name or None,
         trigger=trigger,

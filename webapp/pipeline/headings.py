@@ -74,23 +74,50 @@ def bump_headings(
     out: list[tuple[str, T]] = []
     fence = FenceTracker()
     paragraph_start = -1  # index in `out` where the current paragraph began
-    for text, tag in lines:
-        if fence.feed(text):
-            out.append((text, tag))
-            paragraph_start = -1
-            continue
+    for item in lines:
+        text = item[0]
         first = text[:1]
-        if first == "" or not text.strip():
-            out.append((text, tag))
-            paragraph_start = -1
+        if fence.char:
+            fence.feed(text)
+            out.append(item)
             continue
-        if first in "#=- ":
+        # Fast paths first: most lines are prose, list items or ATX headings.
+        if first.isalpha():
+            if paragraph_start < 0:
+                paragraph_start = len(out)
+            out.append(item)
+            continue
+        if first in _LIST_START and text[1:2] in (" ", "\t"):
+            paragraph_start = -1
+            out.append(item)
+            continue
+        if first == "#":
             level = atx_level(text)
             if level:
                 if level == 6 and on_clamp is not None:
-                    on_clamp(tag)
+                    on_clamp(item[1])
+                out.append(("#" + text if level < 6 else text, item[1]))
+                paragraph_start = -1
+            else:  # `#hashtag`, `#include`: prose
+                if paragraph_start < 0:
+                    paragraph_start = len(out)
+                out.append(item)
+            continue
+        if not text.strip():
+            out.append(item)
+            paragraph_start = -1
+            continue
+        if first in "`~ " and fence.feed(text):
+            out.append(item)
+            paragraph_start = -1
+            continue
+        if first in "=- ":
+            level = atx_level(text)
+            if level:
+                if level == 6 and on_clamp is not None:
+                    on_clamp(item[1])
                 stripped = text.lstrip(" ")
-                out.append(("#" + stripped if level < 6 else stripped, tag))
+                out.append(("#" + stripped if level < 6 else stripped, item[1]))
                 paragraph_start = -1
                 continue
             underline = setext_level(text) if paragraph_start >= 0 else 0
@@ -106,5 +133,5 @@ def bump_headings(
                 paragraph_start = len(out)
         elif not (paragraph_start >= 0 and text.startswith("    ")):  # indented: continuation
             paragraph_start = -1
-        out.append((text, tag))
+        out.append(item)
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .workspace import ROLES
 
 _MARKERS = {f"{role}:": role for role in ROLES}
+_MARKER_FIRST = frozenset("sSuUaA")
 
 
 def marker_role(line: str) -> str | None:
@@ -18,7 +19,7 @@ def marker_role(line: str) -> str | None:
 
     Plain string operations only: linear in the line's length.
     """
-    if not line or line[0] in " \t" or len(line) > 64:
+    if line[:1] not in _MARKER_FIRST or len(line) > 64:
         return None
     return _MARKERS.get(line.rstrip(" \t").lower())
 

@@ -68,6 +68,7 @@ class Resolver:
             history_labels=workspace.agent.history_labels,
         )
         self._memo: dict[str, Resolved | None] = {}
+        self._suggestions: dict[str, list[str]] = {}
 
     def resolve(self, name: str) -> Resolved | None:
         """Resolve `name`, or return None when nothing has that name."""
@@ -131,12 +132,24 @@ class Resolver:
             return scenario.event
         return [{"name": t.name, "description": t.description} for t in self.workspace.tools]
 
+    def signature(self, name: str) -> tuple:
+        """Everything the use of `name` depends on, as a hashable value (for memoising)."""
+        resolved = self.resolve(name)
+        if resolved is None:
+            return ("?", name, tuple(self.suggestions(name)))
+        return (name, resolved)
+
     def suggestions(self, name: str) -> list[str]:
         """The known names closest to `name`, best first."""
+        try:
+            return self._suggestions[name]
+        except KeyError:
+            pass
         ws = self.workspace
         known = [*ws.variables_by_name, *BUILTIN_TOOLS, *BUILTIN_ALIASES, *ws.tools_by_name,
                  *ws.skills_by_tag]
-        return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        close = self._suggestions[name] = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        return close
 
 
 def select(result: Any, binding: Variable) -> tuple[Any, Problem | None]:
