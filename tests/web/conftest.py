@@ -1,0 +1,118 @@
+"""Fixtures for the web tests: the demo agent in the test database, a CSRF token, htmx headers.
+
+The shared `app` and `client` fixtures (tests/conftest.py) give an app on an empty,
+migrated database; these add the Simon demo agent and helpers to post as a browser would.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import webapp
+from webapp import db, store
+from webapp.pipeline import load_bundle
+
+SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
+TOKEN = "test-csrf-token"
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def simon(app) -> str:
+    """The seed's Simon agent imported into the test database; returns its name."""
+    with app.app_context():
+        store.import_bundle(db.get_session(), load_bundle(SIMON))
+    return "Simon"
+
+
+@pytest.fixture
+def csrf(client) -> str:
+    """Put a known CSRF token in the client's session and return it."""
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    return TOKEN
+
+
+@pytest.fixture
+def skill_form(csrf):
+    """Build the fields the editor form posts for a skill, with overrides."""
+
+    def build(content: str, version: int = 1, **fields: Any) -> dict[str, Any]:
+        data = {"csrf_token": csrf, "version": version, "d_tag": "chat", "name": "Chat",
+                "layer": "1", "triggers": "dm", "enabled": "1", "content": content}
+        data.update(fields)
+        return data
+
+    return build
+
+
+@pytest.fixture
+def saved(app):
+    """Read a skill as it is saved now: `saved(agent, d_tag)` -> store row."""
+
+    def read(agent: str, d_tag: str) -> Any:
+        with app.app_context():
+            return store.get_skill(db.get_session(), agent, d_tag)
+
+    return read
+
+
+class Markup(HTMLParser):
+    """Collects every start tag of a page with its attributes, to look for anything executable."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.script_text = ""
+        self._in_script = False
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.script_text += data
+
+
+_URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href", "srcset", "data", "poster")
+_BAD_SCHEMES = re.compile(r"^\s*(javascript|data|vbscript):", re.IGNORECASE)
+
+
+def executable_markup(html: str) -> list[str]:
+    """Everything in `html` that could run script or load active content; empty when safe.
+
+    Our own `<script src>` tags for static files are allowed; nothing else is.
+    """
+    page = Markup(html)
+    found = []
+    if page.script_text.strip():
+        found.append(f"inline script: {page.script_text.strip()[:60]!r}")
+    for tag, attrs in page.tags:
+        if tag == "script" and not (attrs.get("src") or "").startswith("/static/"):
+            found.append(f"<script> without a static src: {attrs}")
+        if tag in ("iframe", "object", "embed", "svg", "math", "style", "base", "frame"):
+            found.append(f"<{tag}> element")
+        if tag == "meta" and attrs.get("http-equiv"):
+            found.append(f"<meta http-equiv={attrs['http-equiv']!r}>")
+        for name, value in attrs.items():
+            if name.startswith("on"):
+                found.append(f"<{tag} {name}=...> event handler")
+            if name == "style":
+                found.append(f"<{tag} style=...>")
+            if name in _URL_ATTRIBUTES and value and _BAD_SCHEMES.match(value):
+                found.append(f"<{tag} {name}={value[:40]!r}>")
+    return found
