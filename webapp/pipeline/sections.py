@@ -76,7 +76,7 @@ def parse_template(text: str, first_line: int) -> Template:
         return Template((), ((line, f"invalid YAML: {reason}"),))
     finally:
         loader.dispose()
-    if data is None:
+    if node is None or data is None:  # nothing after the marker
         return Template((), ())
     if not isinstance(data, list):
         return Template((), ((first_line, "the template must be a YAML list of sections"),))
