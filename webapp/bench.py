@@ -84,9 +84,10 @@ def pipeline_rows(quick: bool = False) -> list[tuple[str, str, str]]:
     except ImportError:  # pragma: no cover
         return rows
     sizes = (200_000,) if quick else (1_000_000, 10_000_000)
-    for row in bench_json_markdown(sizes):
-        size = f"{row['size_bytes'] / 1e6:g} MB"
-        rows.append((f"json_to_markdown / json.loads, {size}", f"{row['ratio']:.2f}x", "<= 3x"))
+    for max_items, label in ((8, "max 8 items"), (None, "every item")):
+        for row in bench_json_markdown(sizes, max_items=max_items):
+            size = f"{row['size_bytes'] / 1e6:.0f} MB" if not quick else f"{row['size_bytes'] / 1e3:.0f} KB"
+            rows.append((f"json_to_markdown / json.loads, {size}, {label}", f"{row['ratio']:.2f}x", "<= 3x"))
     return rows
 
 
