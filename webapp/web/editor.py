@@ -49,14 +49,14 @@ def agent(agent: str) -> Response:
     return redirect(url_for("editor.edit", agent=agent, d_tag=skills[0].d_tag, **request.args))
 
 
-@bp.get("/agents/<agent>/skills/<d_tag>")
+@bp.get("/agents/<agent>/skills/<path:d_tag>")
 def edit(agent: str, d_tag: str) -> Response:
     """The editor: skill list, form and the preview of the saved skill."""
     row = store.get_skill(get_session(), agent, d_tag)
     return editor_response(agent, row.version, saved_skill(row), request.args)
 
 
-@bp.get("/agents/<agent>/skills/<d_tag>/preview")
+@bp.get("/agents/<agent>/skills/<path:d_tag>/preview")
 def preview_saved(agent: str, d_tag: str) -> Response:
     """The preview of the saved skill for the scenario in the query string."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -64,7 +64,7 @@ def preview_saved(agent: str, d_tag: str) -> Response:
                            fragment="_preview.html")
 
 
-@bp.post("/agents/<agent>/skills/<d_tag>/preview")
+@bp.post("/agents/<agent>/skills/<path:d_tag>/preview")
 def preview(agent: str, d_tag: str) -> Response:
     """The preview of the submitted draft; nothing is saved."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -74,7 +74,7 @@ def preview(agent: str, d_tag: str) -> Response:
                            errors=form.errors, fragment="_preview.html", dirty=True)
 
 
-@bp.post("/agents/<agent>/skills/<d_tag>")
+@bp.post("/agents/<agent>/skills/<path:d_tag>")
 def save(agent: str, d_tag: str) -> Response:
     """Save the draft from the version it was loaded at; a stale version gets the conflict page."""
     session = get_session()
@@ -100,7 +100,7 @@ def save(agent: str, d_tag: str) -> Response:
                             **choice_args(choice, workspace)), 303)
 
 
-@bp.post("/agents/<agent>/skills/<d_tag>/enabled")
+@bp.post("/agents/<agent>/skills/<path:d_tag>/enabled")
 def toggle(agent: str, d_tag: str) -> Response:
     """Enable or disable a skill from the list (saved at once, as a new version)."""
     data, _ = request_data()
@@ -108,7 +108,7 @@ def toggle(agent: str, d_tag: str) -> Response:
     return skill_list_changed(agent, data)
 
 
-@bp.post("/agents/<agent>/skills/<d_tag>/move")
+@bp.post("/agents/<agent>/skills/<path:d_tag>/move")
 def move(agent: str, d_tag: str) -> Response:
     """Move a skill one place up or down in the adoption order."""
     session = get_session()
@@ -127,7 +127,7 @@ def move(agent: str, d_tag: str) -> Response:
     return skill_list_changed(agent, data)
 
 
-@bp.post("/agents/<agent>/skills/<d_tag>/log")
+@bp.post("/agents/<agent>/skills/<path:d_tag>/log")
 def append_log(agent: str, d_tag: str) -> Response:
     """Append the previewed context (draft included) to the agent's context log."""
     session = get_session()

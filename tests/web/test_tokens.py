@@ -1,0 +1,75 @@
+"""Token counts: exact with the shipped o200k_base file, an explained estimate when it cannot load."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from webapp import tokens
+from webapp.tokens import EncodingUnavailable, TokenCount, build_encoding, count_tokens, load_ranks
+
+
+@pytest.fixture
+def broken_encoding(monkeypatch):
+    """Make the shipped rank file unreadable for this test, then load it afresh."""
+
+    def fail(compressed: bytes):
+        raise EncodingUnavailable("o200k_base.tiktoken.gz has sha256 000000000000…")
+
+    monkeypatch.setattr(tokens, "build_encoding", fail)
+    tokens._loader.reset()
+    yield
+    monkeypatch.undo()
+    tokens._loader.reset()
+
+
+@pytest.mark.parametrize("text, n", [
+    ("", 0),
+    ("hello world", 2),
+    ("Hello, world!", 4),
+    ("    ", 1),
+])
+def test_exact_counts(text, n):
+    assert count_tokens(text) == TokenCount(n, exact=True)
+
+
+def test_round_trip_and_special_tokens_as_text():
+    encoding = tokens.encoding()
+    assert encoding is not None and encoding.name == "o200k_base"
+    text = "# Überschrift\n\n- **npub**: `npub1kfc89dlu…`\n🦀 <|endoftext|>"
+    assert encoding.decode(encoding.encode_ordinary(text)) == text
+    # An author typing the end-of-text marker gets text tokens, not the special token.
+    assert 199999 not in encoding.encode_ordinary("<|endoftext|>")
+    assert encoding.n_vocab == 200019
+
+
+def test_fallback_estimate_says_why(broken_encoding):
+    count = count_tokens("x" * 10)
+    assert count == TokenCount(3, exact=False, reason=count.reason)
+    assert "o200k_base unavailable" in count.reason and "sha256" in count.reason
+    assert str(count) == "≈3"
+
+
+def test_fallback_is_marked_in_the_ui(broken_encoding, client, simon):
+    html = client.get("/agents/Simon/skills/chat").data.decode()
+    assert '<abbr class="estimate" title="o200k_base unavailable' in html
+    assert "≈" in html
+
+
+def test_exact_counts_in_the_ui(client, simon):
+    html = client.get("/agents/Simon/skills/chat").data.decode()
+    assert 'class="estimate"' not in html
+    assert " tokens</span>" in html
+
+
+def test_hash_mismatch_is_refused():
+    with pytest.raises(EncodingUnavailable, match="sha256"):
+        load_ranks(b"IQ== 0\n")
+
+
+def test_corrupt_gzip_is_refused():
+    with pytest.raises(EncodingUnavailable, match="gzip"):
+        build_encoding(b"not gzip at all")
+    with pytest.raises(EncodingUnavailable, match="sha256"):
+        build_encoding(gzip.compress(b"IQ== 0\n"))
