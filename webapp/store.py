@@ -166,10 +166,34 @@ def _check(section: str, item: dict[str, Any]) -> None:
     else:
         bundle[section] = [item]
         prefix = f"$.{section}[0]."
+    problems = [(f"{prefix}{key}", _NUL_MESSAGE) for key in _nul_fields(item)]
     try:
         load_bundle(bundle)
     except BundleError as exc:
-        raise ValidationError([(_field_of(p.path, prefix), p.message) for p in exc.problems]) from None
+        problems = [(p.path, p.message) for p in exc.problems] + problems
+    if problems:
+        raise ValidationError([(_field_of(path, prefix), message) for path, message in problems])
+
+
+_NUL_MESSAGE = "must not contain NUL characters (U+0000)"
+
+
+def _nul_fields(item: Mapping[str, Any]) -> list[str]:
+    """The keys of `item` whose text has a NUL: PostgreSQL cannot store one in a text column.
+
+    (JSON values are stored escaped, so only plain string fields are checked.)
+    """
+    return [key for key, value in item.items() if isinstance(value, str) and "\x00" in value]
+
+
+def _check_bundle_text(bundle: Mapping[str, Any]) -> None:
+    """`_nul_fields` for every entry of a whole bundle dict, with JSON paths."""
+    problems = [(f"$.agent.{key}", _NUL_MESSAGE) for key in _nul_fields(bundle["agent"])]
+    for section in ("skills", "tools", "variables", "scenarios"):
+        for index, item in enumerate(bundle[section]):
+            problems += [(f"$.{section}[{index}].{key}", _NUL_MESSAGE) for key in _nul_fields(item)]
+    if problems:
+        raise ValidationError(problems)
 
 
 def _field_of(path: str, prefix: str) -> str:
@@ -318,6 +342,7 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     stays. Raises `BundleError` (with every problem) for an invalid bundle dict.
     """
     workspace = bundle if isinstance(bundle, Workspace) else load_bundle(dict(bundle))
+    _check_bundle_text(dump_bundle(workspace))
     source = workspace.agent
     fields = _agent_fields(agent_name or source.name, source.title, source.message_mode,
                            source.max_array_items, source.history_labels)
@@ -854,7 +879,7 @@ def create_tool(session: Session, agent: AgentRef, name: str, **fields: Any) -> 
 
 
 @_change
-def update_tool(session: Session, agent: AgentRef, name: str, **changes: Any) -> models.Tool:
+def update_tool(session: Session, agent: AgentRef, name: str, /, **changes: Any) -> models.Tool:
     """Change a mock tool's fields; `name=` renames it."""
     return _update(session, TOOLS, agent, name, changes)
 
@@ -883,7 +908,7 @@ def create_variable(session: Session, agent: AgentRef, name: str, **fields: Any
 
 
 @_change
-def update_variable(session: Session, agent: AgentRef, name: str, **changes: Any
+def update_variable(session: Session, agent: AgentRef, name: str, /, **changes: Any
                     ) -> models.Variable:
     """Change a binding's fields; `name=` renames it."""
     return _update(session, VARIABLES, agent, name, changes)
@@ -914,7 +939,7 @@ def create_scenario(session: Session, agent: AgentRef, name: str, **fields: Any
 
 
 @_change
-def update_scenario(session: Session, agent: AgentRef, name: str, **changes: Any
+def update_scenario(session: Session, agent: AgentRef, name: str, /, **changes: Any
                     ) -> models.Scenario:
     """Change a scenario's fields; `name=` renames it."""
     return _update(session, SCENARIOS, agent, name, changes)

@@ -1,0 +1,109 @@
+"""The database commands: `db upgrade`, `import`, `export`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from webapp import db, store
+from webapp.dbcli import db_group, export_cmd, import_cmd
+
+
+@pytest.fixture
+def runner(monkeypatch, database_url) -> CliRunner:
+    """A CLI runner whose commands use the test database through $DATABASE_URL."""
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    return CliRunner()
+
+
+@pytest.fixture
+def bundle_file(tmp_path, full_bundle):
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(full_bundle), encoding="utf-8")
+    return path
+
+
+def test_db_upgrade(runner, database_url):
+    result = runner.invoke(db_group, ["upgrade"])
+    assert result.exit_code == 0, result.output
+    assert db.current_revision(database_url) is not None
+
+
+def test_import_then_export_round_trips(runner, bundle_file, full_bundle, tmp_path):
+    result = runner.invoke(import_cmd, [str(bundle_file)])
+    assert result.exit_code == 0, result.output
+    assert "imported 'Tester'" in result.output
+
+    result = runner.invoke(export_cmd, [])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == full_bundle
+
+    out = tmp_path / "out.json"
+    result = runner.invoke(export_cmd, ["--agent", "Tester", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text(encoding="utf-8")) == full_bundle
+
+
+def test_import_refuses_an_existing_agent_unless_replace(runner, bundle_file):
+    assert runner.invoke(import_cmd, [str(bundle_file)]).exit_code == 0
+    result = runner.invoke(import_cmd, [str(bundle_file)])
+    assert result.exit_code == 1
+    assert "already exists" in result.output
+    assert runner.invoke(import_cmd, [str(bundle_file), "--replace"]).exit_code == 0
+    assert runner.invoke(import_cmd, [str(bundle_file), "--agent-name", "Copy"]).exit_code == 0
+
+
+def test_an_invalid_bundle_lists_every_problem_and_writes_nothing(runner, tmp_path, full_bundle,
+                                                                  database_url):
+    full_bundle["skills"][0]["d_tag"] = ""
+    full_bundle["variables"][1]["limit"] = "ten"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(full_bundle), encoding="utf-8")
+
+    result = runner.invoke(import_cmd, [str(path)])
+
+    assert result.exit_code == 1
+    assert "$.skills[0].d_tag: must not be empty" in result.stderr
+    assert "$.variables[1].limit: must be an integer" in result.stderr
+    with db.session_scope(database_url) as session:
+        assert store.list_agents(session) == []
+
+
+def test_import_reports_bad_json_and_reads_stdin(runner, tmp_path, full_bundle):
+    path = tmp_path / "broken.json"
+    path.write_text("{\n  \"format\": ", encoding="utf-8")
+    result = runner.invoke(import_cmd, [str(path)])
+    assert result.exit_code == 1 and "invalid JSON at line 2" in result.stderr
+
+    result = runner.invoke(import_cmd, ["-"], input=json.dumps(full_bundle))
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(import_cmd, ["-"], input="[]").exit_code == 1
+
+
+def test_export_needs_an_agent_name_when_there_are_several(runner, bundle_file):
+    result = runner.invoke(export_cmd, [])
+    assert result.exit_code == 2 and "agents: none" in result.output
+    runner.invoke(import_cmd, [str(bundle_file)])
+    runner.invoke(import_cmd, [str(bundle_file), "--agent-name", "Other"])
+    result = runner.invoke(export_cmd, [])
+    assert result.exit_code == 2 and "Other, Tester" in result.output
+    result = runner.invoke(export_cmd, ["--agent", "Nobody"])
+    assert result.exit_code == 1 and "no agent 'Nobody'" in result.output
+
+
+def test_database_url_option_wins_over_the_environment(runner, tmp_path, bundle_file):
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    result = runner.invoke(import_cmd, [str(bundle_file), "--database-url", other])
+    assert result.exit_code == 0, result.output
+    with db.session_scope(other) as session:
+        assert [a.name for a in store.list_agents(session)] == ["Tester"]
+
+
+def test_default_database_is_instance_skill_editor_sqlite(tmp_path, monkeypatch, bundle_file):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(import_cmd, [str(bundle_file)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "instance" / "skill-editor.sqlite").exists()
