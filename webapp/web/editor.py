@@ -180,7 +180,7 @@ def models() -> Models:
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
-                   choice: Choice, current: str) -> dict[str, Any]:
+                   choice: Choice, current: str, fragment: str) -> dict[str, Any]:
     """Everything `editor.html` and its fragments need."""
     scenario = workspace.scenarios_by_name.get(choice.scenario or "")
     return {
@@ -190,7 +190,9 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "draft": draft,
         "line_count": draft.content.count("\n") + 1,
         "skills": workspace.skills,
-        "problem_counts": problem_counts(workspace),
+        # Only the skill list shows them, and a preview fragment has no list.
+        "problem_counts": {} if wants_fragment() and fragment == "_preview.html"
+        else problem_counts(workspace),
         "choice": choice,
         "choice_args": choice_args(choice, workspace),
         "scenarios": list(workspace.scenarios_by_name),
@@ -213,7 +215,7 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     errors = {**(errors or {}), **choice_errors}
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
     shown = draft if draft.d_tag == current else _with_tag(draft, current)
-    context = editor_context(agent, version, shown, workspace, choice, current)
+    context = editor_context(agent, version, shown, workspace, choice, current, fragment)
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
 

@@ -1,0 +1,68 @@
+"""Fixtures for browser tests: the real app on a free port, driven by Debian's chromium.
+
+Playwright's own browser downloads are never used (`playwright install` is not run):
+the tests launch /usr/bin/chromium. Without it they skip and say why, except under
+CI=true, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+import webapp
+from webapp import db, store
+from webapp.pipeline import load_bundle
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+IN_CI = os.environ.get("CI", "").lower() == "true"
+SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium under Playwright, shared by the session's browser tests."""
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} is missing (install Debian's chromium package: apt-get install chromium)"
+        if IN_CI:
+            pytest.fail(f"{reason}; CI=true requires the browser tests to run", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def live_server(app) -> Iterator[str]:
+    """The app (with the Simon demo agent) served on 127.0.0.1 on a free port; yields its URL."""
+    with app.app_context():
+        store.import_bundle(db.get_session(), load_bundle(SIMON))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+@pytest.fixture
+def context(browser) -> Iterator[Any]:
+    """A fresh browser context (its own cookies, so its own session) per test."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(10_000)
+    yield context
+    context.close()

@@ -1,0 +1,141 @@
+"""The editor in a real browser: live preview while typing, save, reload, stale save in a second tab."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "editor.png"
+
+
+def open_editor(context, live_server, errors=None):
+    page = context.new_page()
+    if errors is not None:
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server}/agents/Simon/skills/chat")
+    return page
+
+
+def type_at_end(page, text: str) -> None:
+    page.click("#content")
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def test_live_preview_save_reload_and_conflict(context, live_server):
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_editor(context, live_server, errors)
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("Simon — Didactyl Agent")
+    page.evaluate("window.__sameDocument = true")
+
+    # Type a heading and a {{variable}} with a typo: Document, Diff and Problems follow.
+    type_at_end(page, "\n# Typed heading\nNpub: {{agent_npubb}}\n")
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("Typed heading")
+    expect(page.locator(".skill-form")).to_have_class("skill-form dirty")
+    # The swap replaced only the preview: the textarea kept focus and cursor.
+    assert page.evaluate("document.activeElement.id") == "content"
+    assert page.evaluate("document.getElementById('content').selectionStart") == page.evaluate(
+        "document.getElementById('content').value.length")
+    page.click("[data-tab-button=diff]")
+    expect(page.locator("#preview .diff-unified").first).to_contain_text("## Typed heading")
+    page.click("[data-tab-button=problems]")
+    problem = page.locator("#preview .problem", has_text="unknown-variable")
+    expect(problem).to_contain_text("did you mean")
+    assert page.evaluate("window.__sameDocument") is True  # updated without a reload
+
+    # Clicking the problem puts the cursor on that line of the editor.
+    problem.locator("a").click()
+    line = page.evaluate("(() => { const t = document.getElementById('content');"
+                         " return t.value.slice(0, t.selectionStart).split('\\n').length; })()")
+    assert line == 11
+
+    # The source view names the skill and line of every line.
+    page.click("[data-tab-button=document]")
+    page.click("[data-view-toggle=doc-view]")
+    expect(page.locator("#preview tr.mine").first).to_contain_text("chat:")
+
+    # Ctrl+S saves; a reload shows the saved text.
+    page.keyboard.press("Control+s")
+    expect(page.locator(".flashes")).to_contain_text("Saved chat as version 2.")
+    page.reload()
+    expect(page.locator("#content")).to_have_value(
+        "system:\n# Chat\n\nRespond helpfully to the admin.\nUse tools when a request requires "
+        "taking action.\n\nuser:\n{{message}}\n\n# Typed heading\nNpub: {{agent_npubb}}\n")
+    expect(page.locator(".skill-form")).not_to_have_class("skill-form dirty")
+
+    # A second tab opens version 2; the first saves version 3; the second's save is stale.
+    second = context.new_page()
+    second.goto(f"{live_server}/agents/Simon/skills/chat")
+    type_at_end(page, "First tab wins.\n")
+    page.click("button.primary")
+    expect(page.locator(".flashes")).to_contain_text("version 3")
+    type_at_end(second, "Second tab's words.\n")
+    with second.expect_response(lambda r: r.request.method == "POST"
+                                and r.url.endswith("/skills/chat")) as response:
+        second.keyboard.press("Control+s")
+    assert response.value.status == 409
+    expect(second.locator("h1")).to_contain_text("changed while you were editing")
+    expect(second.locator("#mine")).to_have_value(
+        "system:\n# Chat\n\nRespond helpfully to the admin.\nUse tools when a request requires "
+        "taking action.\n\nuser:\n{{message}}\n\n# Typed heading\nNpub: {{agent_npubb}}\n"
+        "Second tab's words.\n")
+    expect(second.locator("#saved-text")).to_contain_text("First tab wins.")
+
+    # Keep mine: saved over version 3.
+    second.click("text=Keep mine")
+    expect(second.locator(".flashes")).to_contain_text("version 4")
+    expect(second.locator("#content")).to_have_value(
+        "system:\n# Chat\n\nRespond helpfully to the admin.\nUse tools when a request requires "
+        "taking action.\n\nuser:\n{{message}}\n\n# Typed heading\nNpub: {{agent_npubb}}\n"
+        "Second tab's words.\n")
+
+    assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
+
+
+def test_leaving_with_unsaved_edits_asks_first(context, live_server):
+    page = open_editor(context, live_server)
+    type_at_end(page, "unsaved\n")
+    dialogs = []
+
+    def on_dialog(dialog):
+        dialogs.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.click(".skill-link >> text=personality")
+    page.wait_for_timeout(300)
+    assert dialogs == ["beforeunload"]
+    assert page.url.endswith("/skills/chat")
+
+
+def test_tabs_messages_and_log(context, live_server):
+    from playwright.sync_api import expect
+
+    page = open_editor(context, live_server)
+    page.click("[data-tab-button=messages]")
+    expect(page.locator("#body-anthropic")).to_contain_text('"system"')
+    expect(page.locator("#body-openai")).to_contain_text('"messages"')
+    page.click("[data-tab-button=log]")
+    page.click("text=Append to context log")
+    expect(page.locator("#log-status")).to_contain_text("Appended at")
+    page.click("[data-tab-button=pipeline]")
+    expect(page.locator("#preview [data-panel=pipeline]")).to_contain_text("variables resolved")
+
+
+def test_screenshot(context, live_server):
+    from playwright.sync_api import expect
+
+    page = open_editor(context, live_server)
+    type_at_end(page, "\n# Sources\nCite {{agent_npub}} when asked who you are.\n")
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("Sources")
+    page.click("[data-tab-button=diff]")
+    expect(page.locator("#preview .diff-unified").first).to_contain_text("## Sources")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
