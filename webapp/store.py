@@ -377,8 +377,11 @@ def _replace_skills(session: Session, agent: models.Agent, skills: Sequence[Skil
             _new_skill(session, agent, fields, position=position, note="imported")
             continue
         if row.deleted_at is not None or _skill_fields(row) != fields:
-            _write_skill(session, row, row.version, fields, note="imported",
-                         restore=row.deleted_at is not None)
+            try:
+                _write_skill(session, row, row.version, fields, note="imported",
+                             restore=row.deleted_at is not None)
+            except _Stale:  # saved by someone else during the import
+                raise _conflict(session, row.id, row.d_tag, row.version, fields) from None
         session.execute(update(models.Skill).where(models.Skill.id == row.id)
                         .values(position=position))
     trashed = len(skills)
@@ -512,15 +515,9 @@ def _write_skill(session: Session, row: models.Skill, expected_version: int,
     if result.rowcount != 1:
         raise _Stale()
     session.add(models.SkillRevision(skill_id=row.id, version=expected_version + 1,
-                                     saved_at=now, note=note, **_revision_fields(row, fields)))
+                                     saved_at=now, note=note, **fields))
     session.flush()
     session.expire(row)
-
-
-def _revision_fields(row: models.Skill, fields: dict[str, Any]) -> dict[str, Any]:
-    # `fields` may be partial (a rename touches only the content); fill in the rest.
-    merged = {**_skill_fields(row), **fields}
-    return merged
 
 
 def _conflict(session: Session, row_id: int, d_tag: str, expected_version: int | None,
