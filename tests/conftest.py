@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")

@@ -59,7 +59,8 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
-def resolve_url(url: str | None = None, *, instance_path: str | os.PathLike[str] | None = None) -> str:
+def resolve_url(url: str | None = None, *,
+                instance_path: str | os.PathLike[str] | None = None) -> str:
     """The database URL to use: `url`, else `$DATABASE_URL`, else SQLite in `instance_path`.
 
     Without an instance path the default file is `instance/skill-editor.sqlite`
@@ -76,7 +77,7 @@ def resolve_url(url: str | None = None, *, instance_path: str | os.PathLike[str]
 
 def _sqlite_file(url: URL) -> Path | None:
     """The file of an SQLite URL, or None for an in-memory database."""
-    if not url.get_backend_name() == "sqlite":
+    if url.get_backend_name() != "sqlite":
         return None
     database = url.database or ""
     if database in ("", ":memory:") or database.startswith("file:"):
@@ -235,7 +236,8 @@ def prepare(engine: Engine, *, seed_demo: bool = False) -> list[str]:
 
 
 @contextlib.contextmanager
-def session_scope(url: str | URL | None = None, *, upgrade_schema: bool = True) -> Iterator[Session]:
+def session_scope(url: str | URL | None = None, *,
+                  upgrade_schema: bool = True) -> Iterator[Session]:
     """A session on `url` (see `resolve_url`) for the CLI and scripts.
 
     The schema is upgraded first unless `upgrade_schema` is false. Whatever the

@@ -198,7 +198,7 @@ def _check_bundle_text(bundle: Mapping[str, Any]) -> None:
 
 def _field_of(path: str, prefix: str) -> str:
     """`$.skills[0].triggers[2]` -> `triggers`."""
-    rest = path[len(prefix):] if path.startswith(prefix) else path
+    rest = path.removeprefix(prefix)
     return re.split(r"[.\[]", rest, maxsplit=1)[0] or rest
 
 
@@ -348,8 +348,9 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
                            source.max_array_items, source.history_labels)
     existing = session.scalar(_rows(models.Agent).where(models.Agent.name == fields["name"]))
     if existing is not None and not replace:
-        raise AlreadyExists([("name", f"an agent named {fields['name']!r} already exists; "
-                                      "import with replace to overwrite it")])
+        message = (f"an agent named {fields['name']!r} already exists; "
+                   "import with replace to overwrite it")
+        raise AlreadyExists([("name", message)])
     if existing is None:
         agent = _insert_agent(session, fields)
     else:
@@ -656,8 +657,8 @@ def rename_skill(session: Session, agent: AgentRef, d_tag: str, new_d_tag: str, 
     note = f"reference {{{{{d_tag}}}}} renamed to {{{{{new_d_tag}}}}}"
     for user_tag in users:
         user = get_skill(session, agent_row, user_tag)
-        _save(session, user, user.version, {**_skill_fields(user), "content": renamed(user.content)},
-              note, {})
+        fields = {**_skill_fields(user), "content": renamed(user.content)}
+        _save(session, user, user.version, fields, note, {})
     return Renamed(row, tuple(users))
 
 
@@ -871,7 +872,8 @@ def get_tool(session: Session, agent: AgentRef, name: str) -> models.Tool:
 
 @_change
 def create_tool(session: Session, agent: AgentRef, name: str, **fields: Any) -> models.Tool:
-    """Add a mock tool; fields: `description`, `result`, `results_by_args` (dicts or ToolResults)."""
+    """Add a mock tool; fields: `description`, `result`, `results_by_args` (dicts or
+    `ToolResult`s)."""
     return _create(session, TOOLS, agent, name, fields)
 
 
@@ -900,7 +902,8 @@ def get_variable(session: Session, agent: AgentRef, name: str) -> models.Variabl
 @_change
 def create_variable(session: Session, agent: AgentRef, name: str, **fields: Any
                     ) -> models.Variable:
-    """Add a binding; fields: `tool` (required), `args`, `result_field`, `path`, `format`, `limit`."""
+    """Add a binding; fields: `tool` (required), `args`, `result_field`, `path`, `format`,
+    `limit`."""
     return _create(session, VARIABLES, agent, name, fields)
 
 

@@ -42,7 +42,8 @@ def upgrade() -> None:
         sa.Column('error_count', sa.Integer(), nullable=False),
         sa.Column('warning_count', sa.Integer(), nullable=False),
         sa.Column('info_count', sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], name=op.f('fk_context_log_agent_id_agents'), ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], ondelete='CASCADE',
+                                name=op.f('fk_context_log_agent_id_agents')),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_context_log'))
     )
     op.create_index(op.f('ix_context_log_agent_id'), 'context_log', ['agent_id'])
@@ -57,7 +58,8 @@ def upgrade() -> None:
         sa.Column('event', sa.JSON(), nullable=True),
         sa.Column('provider', sa.String(length=200), nullable=True),
         sa.Column('position', sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], name=op.f('fk_scenarios_agent_id_agents'), ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], ondelete='CASCADE',
+                                name=op.f('fk_scenarios_agent_id_agents')),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_scenarios')),
         sa.UniqueConstraint('agent_id', 'name', name=op.f('uq_scenarios_agent_id_name'))
     )
@@ -77,7 +79,8 @@ def upgrade() -> None:
         sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('deleted_at', sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], name=op.f('fk_skills_agent_id_agents'), ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], ondelete='CASCADE',
+                                name=op.f('fk_skills_agent_id_agents')),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_skills')),
         sa.UniqueConstraint('agent_id', 'd_tag', name=op.f('uq_skills_agent_id_d_tag'))
     )
@@ -91,7 +94,8 @@ def upgrade() -> None:
         sa.Column('result', sa.JSON(), nullable=True),
         sa.Column('results_by_args', sa.JSON(), nullable=False),
         sa.Column('position', sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], name=op.f('fk_tools_agent_id_agents'), ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], ondelete='CASCADE',
+                                name=op.f('fk_tools_agent_id_agents')),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_tools')),
         sa.UniqueConstraint('agent_id', 'name', name=op.f('uq_tools_agent_id_name'))
     )
@@ -108,7 +112,8 @@ def upgrade() -> None:
         sa.Column('format', sa.String(length=200), nullable=True),
         sa.Column('limit', sa.Integer(), nullable=True),
         sa.Column('position', sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], name=op.f('fk_variables_agent_id_agents'), ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['agent_id'], ['agents.id'], ondelete='CASCADE',
+                                name=op.f('fk_variables_agent_id_agents')),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_variables')),
         sa.UniqueConstraint('agent_id', 'name', name=op.f('uq_variables_agent_id_name'))
     )
@@ -126,7 +131,8 @@ def upgrade() -> None:
         sa.Column('content', sa.Text(), nullable=False),
         sa.Column('saved_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('note', sa.Text(), nullable=True),
-        sa.ForeignKeyConstraint(['skill_id'], ['skills.id'], name=op.f('fk_skill_revisions_skill_id_skills'), ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['skill_id'], ['skills.id'], ondelete='CASCADE',
+                                name=op.f('fk_skill_revisions_skill_id_skills')),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_skill_revisions')),
         sa.UniqueConstraint('skill_id', 'version', name=op.f('uq_skill_revisions_skill_id_version'))
     )

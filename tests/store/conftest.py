@@ -25,7 +25,8 @@ FULL_BUNDLE: dict[str, Any] = {
          "content": "You are a test.\n"},
         {"d_tag": "main", "name": "Main", "layer": 1, "triggers": ["dm", "cron"],
          "enabled": True,
-         "content": "system:\n{{base}}\n\n# Ünïcödé ✓\n\n{{ base }} and \\{{base}}\n\nuser:\n{{message}}\n"},
+         "content": ("system:\n{{base}}\n\n# Ünïcödé ✓\n\n{{ base }} and \\{{base}}\n\n"
+                     "user:\n{{message}}\n")},
         {"d_tag": "off", "name": "", "layer": 1, "triggers": ["dm"], "enabled": False,
          "content": ""},
     ],
@@ -75,8 +76,8 @@ def agent(session) -> str:
     """An agent `demo` with skills `intro` (layer 2), `chat` (uses `{{intro}}`) and `other`."""
     store.create_agent(session, "demo")
     store.create_skill(session, "demo", "intro", content="I am intro.\n", layer=2, name="Intro")
-    store.create_skill(session, "demo", "chat", content="system:\n{{intro}}\n\nuser:\n{{message}}\n",
-                       triggers=["dm"], name="Chat")
+    store.create_skill(session, "demo", "chat", name="Chat", triggers=["dm"],
+                       content="system:\n{{intro}}\n\nuser:\n{{message}}\n")
     store.create_skill(session, "demo", "other", content="Other {{ intro }} text.\n",
                        triggers=["dm"])
     return "demo"

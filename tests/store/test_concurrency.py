@@ -33,7 +33,7 @@ def test_two_threads_saving_the_same_skill(session_factory, session, agent):
                     else:
                         assert saved.version == version + 1
                         won[name].append((saved.version, text))
-        except BaseException as exc:  # reported by the main thread
+        except Exception as exc:  # noqa: BLE001 - reported by the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=author, args=(name,)) for name in won]
@@ -75,7 +75,7 @@ def test_of_two_saves_from_the_same_version_exactly_one_wins(session_factory, se
                     except store.Conflict:
                         outcomes[i].append("conflict")
                     barrier.wait()  # next round starts from the winner's version
-        except BaseException as exc:
+        except Exception as exc:  # noqa: BLE001 - reported by the main thread
             errors.append(exc)
             barrier.abort()
 

@@ -16,7 +16,8 @@ def test_every_save_is_a_new_version_with_a_revision(session, agent):
     assert saved.version == 3
     revisions = store.list_revisions(session, agent, "chat")
     assert [(r.version, r.content, r.note) for r in revisions] == [
-        (3, "v3\n", None), (2, "v2\n", "second"), (1, "system:\n{{intro}}\n\nuser:\n{{message}}\n", None)]
+        (3, "v3\n", None), (2, "v2\n", "second"),
+        (1, "system:\n{{intro}}\n\nuser:\n{{message}}\n", None)]
     assert revisions[0].triggers == ["dm", "cron"]
     assert revisions[1].triggers == ["dm"], "metadata is kept per revision"
     assert store.get_skill(session, agent, "chat").content == "v3\n"
