@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from flask import Flask, Response, make_response, render_template, request
 

@@ -30,7 +30,7 @@ def test_404_fragment_for_htmx(client, simon):
 
 
 def test_404_on_posts_to_missing_skills(client, simon, skill_form):
-    for url in (f"/agents/Simon/skills/nope", "/agents/Simon/skills/nope/preview",
+    for url in ("/agents/Simon/skills/nope", "/agents/Simon/skills/nope/preview",
                 "/agents/Simon/skills/nope/move", "/agents/Simon/skills/nope/enabled"):
         assert client.post(url, data=skill_form("x", direction="up")).status_code == 404
 

@@ -73,3 +73,14 @@ def test_corrupt_gzip_is_refused():
         build_encoding(b"not gzip at all")
     with pytest.raises(EncodingUnavailable, match="sha256"):
         build_encoding(gzip.compress(b"IQ== 0\n"))
+
+
+def test_pattern_and_special_tokens_are_tiktokens_own(monkeypatch):
+    """The encoding is o200k_base as tiktoken defines it, minus only the download."""
+    import tiktoken_ext.openai_public as openai_public
+
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
+    spec = openai_public.o200k_base()
+    assert spec["pat_str"] == tokens.PAT_STR
+    assert spec["special_tokens"] == tokens.SPECIAL_TOKENS
+    assert tokens.encoding().name == spec["name"]

@@ -7,10 +7,12 @@ browser) or JSON (scripts); both go through the same parsers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from flask import abort, request
+from werkzeug.exceptions import BadRequest
 
 from webapp.pipeline import Skill, Workspace
 
@@ -38,9 +40,8 @@ def request_data() -> tuple[Mapping[str, Any], bool]:
         return request.form, True
     try:
         data = request.get_json()
-    except Exception as exc:  # werkzeug raises BadRequest; its text names the position
-        reason = getattr(exc, "description", None) or str(exc)
-        abort(422, description=f"body: not valid JSON ({reason})")
+    except BadRequest as exc:  # its description names the line and column
+        abort(422, description=f"body: not valid JSON ({exc.description})")
     if not isinstance(data, dict):
         abort(422, description="body: must be a JSON object")
     return data, False
