@@ -132,7 +132,7 @@ def _as_list(value: Any) -> list:
 
 def _bullet(text: str) -> str:
     """`- text`, further lines of `text` indented two spaces (as rule 1 does)."""
-    lines = text.splitlines() or [""]
+    lines = text.rstrip().splitlines() or [""]
     return "\n".join([f"- {lines[0]}".rstrip(), *(f"  {line}".rstrip() for line in lines[1:])])
 
 

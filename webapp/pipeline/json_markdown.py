@@ -212,8 +212,9 @@ def _inline(items: list, limit: int) -> str | None:
 
 
 def _text(head: str, text: str, sub: str, out: list[str]) -> None:
-    """Append `head` + the first line of `text`, its other lines indented by `sub`."""
-    lines = text.splitlines() or [""]
+    """Append `head` + the first line of `text`, its other lines indented by `sub`
+    (its trailing blank lines dropped)."""
+    lines = text.rstrip().splitlines() or [""]
     out.append((head + lines[0]).rstrip())
     out.extend((sub + line).rstrip() for line in lines[1:])
 
