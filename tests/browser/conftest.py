@@ -27,14 +27,20 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
 
 
+def require_chromium(path: Path = CHROMIUM, in_ci: bool = IN_CI) -> None:
+    """Skip when the browser is missing, saying why; under CI=true, fail instead."""
+    if path.exists():
+        return
+    reason = f"{path} is missing (install Debian's chromium package: apt-get install chromium)"
+    if in_ci:
+        pytest.fail(f"{reason}; CI=true requires the browser tests to run", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Debian's chromium under Playwright, shared by the session's browser tests."""
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is missing (install Debian's chromium package: apt-get install chromium)"
-        if IN_CI:
-            pytest.fail(f"{reason}; CI=true requires the browser tests to run", pytrace=False)
-        pytest.skip(reason)
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
