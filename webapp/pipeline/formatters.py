@@ -5,9 +5,10 @@ and calls it with the raw value the pipeline selected, which may be a `str` hold
 JSON or an already parsed value. `markdown` (rule 1) is the default; the others are
 the few places where a small dedicated formatter reads better than the generic one.
 
-Every built-in formatter returns "" for empty input (None, "", [], {}), never raises
-(a value of the wrong shape degrades to rule 1 output or "") and never ends with a
-newline. A new format is one function: `@register_formatter("name")`.
+Every built-in formatter returns "" for empty input (None, "", [], {}, or a string of
+whitespace), never raises (a value of the wrong shape degrades to rule 1 output or
+"") and never ends with a newline. A new format is one function:
+`@register_formatter("name")`.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ Formatter = Callable[[Any, FormatOptions], str]
 FORMATTERS: dict[str, Formatter] = {}
 
 
-def register_formatter(name: str, fn: Formatter | None = None) -> Any:
+def register_formatter(
+    name: str, fn: Formatter | None = None
+) -> Formatter | Callable[[Formatter], Formatter]:
     """Register `fn` as the format `name`, replacing any formatter of that name.
 
     Usable as a call, `register_formatter("x", fn)`, which returns `fn`, or as a
@@ -99,7 +102,10 @@ def coerce_json(value: Any) -> Any:
 
 
 def _is_empty(value: Any) -> bool:
-    return value is None or (isinstance(value, (str, list, tuple, dict)) and not value)
+    """None, an empty (or whitespace-only) string, an empty array or object."""
+    if isinstance(value, str):
+        return not value.strip()
+    return value is None or (isinstance(value, (list, tuple, Mapping)) and not value)
 
 
 def _chomp(text: str) -> str:
@@ -184,9 +190,10 @@ def format_inline_code(value: Any, options: FormatOptions) -> str:
 @register_formatter("json_block")
 def format_json_block(value: Any, options: FormatOptions) -> str:
     """The value as 2-space-indented JSON in a ```json fence."""
+    value = coerce_json(value)
     if _is_empty(value):
         return ""
-    text = _dumps(coerce_json(value), indent=2)
+    text = _dumps(value, indent=2)
     if text is None:
         return format_markdown(value, options)
     return f"```json\n{text}\n```"
@@ -225,10 +232,11 @@ def format_dm_history(value: Any, options: FormatOptions) -> str:
                 bullets.append(_item_bullet(content, options))
             continue
         label = labels.get(role) or role[:1].upper() + role[1:]
-        if isinstance(content, str) or not isinstance(content, (Mapping, list, tuple)):
-            bullets.append(_bullet(f"**{label}**: {format_text(content, options)}"))
-        else:  # structured content: its rule 1 list nested under the label
-            bullets.append(_bullet(f"**{label}**:\n{json_to_markdown(content, options.max_items)}"))
+        if isinstance(content, (Mapping, list, tuple)):  # its rule 1 list, under the label
+            text = "\n" + json_to_markdown(content, options.max_items)
+        else:
+            text = " " + format_text(content, options)
+        bullets.append(_bullet(f"**{label}**:{text}"))
     if not bullets:
         return ""
     return "## Conversation History\n\n" + "\n".join(bullets)
@@ -295,7 +303,7 @@ def format_admin_notes(value: Any, options: FormatOptions) -> str:
     for note in _last(_as_list(value), options.limit):
         if isinstance(note, Mapping) and "content" in note:
             note = note["content"]
-        if not _is_empty(note) and not (isinstance(note, str) and not note.strip()):
+        if not _is_empty(note):
             bullets.append(_item_bullet(note, options))
     return "\n".join(bullets)
 
