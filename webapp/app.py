@@ -50,6 +50,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     security.init_app(app)
     app.register_blueprint(editor.bp)
+    from .web import agent_preview, scenarios, tools, variables  # workspace pages
+    for pages in (tools, variables, scenarios, agent_preview):
+        app.register_blueprint(pages.bp)
     return app
 
 
