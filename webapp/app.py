@@ -53,6 +53,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .web import agent_preview, scenarios, tools, variables  # workspace pages
     for pages in (tools, variables, scenarios, agent_preview):
         app.register_blueprint(pages.bp)
+    from .web import records, transfer  # log, history, import/export and help
+    from .web.help import bp as help_bp
+    for blueprint in (records.bp, transfer.bp, help_bp):
+        app.register_blueprint(blueprint)
     return app
 
 
