@@ -208,3 +208,26 @@ def test_numbers_keep_their_json_spelling(number: float) -> None:
     text = json.dumps(number)
     assert json_to_markdown(text) == text
     assert json_to_markdown(f"[{text}]") == f"- {text}"
+
+
+# -- the benchmark -----------------------------------------------------------------------
+
+def test_the_benchmark_documents_are_deterministic_nostr_events() -> None:
+    from webapp.bench_json import nostr_events_json
+
+    text = nostr_events_json(20_000)
+    assert text == nostr_events_json(20_000)
+    assert len(text) >= 20_000
+    events = json.loads(text)
+    assert set(events[0]) == {"id", "pubkey", "created_at", "kind", "tags", "content", "sig"}
+
+
+def test_the_benchmark_reports_one_row_per_size() -> None:
+    from webapp.bench_json import bench_json_markdown
+
+    rows = bench_json_markdown(sizes=(5_000, 10_000), max_items=None, repeat=1)
+    assert len(rows) == 2
+    for row, size in zip(rows, (5_000, 10_000)):
+        assert {"size_bytes", "json_loads_ms", "json_to_markdown_ms", "ratio"} <= row.keys()
+        assert row["size_bytes"] >= size
+        assert row["ratio"] > 0
