@@ -7,8 +7,8 @@ case side by side.
 
 The converter runs on every tool result of a preview, some of them megabytes of
 Nostr events, so the renderer is written for speed: one list of lines shared by the
-whole walk, exact-type checks before anything general, no regular expression on the
-common path.
+whole walk, exact-type checks before anything general, no regular expression inside
+the walk. `python -m webapp.bench_json` measures it against `json.loads`.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-# Numbers are kept as the text they were written as (`1.50` stays `1.50`, a
-# 400-digit integer stays exact and never hits Python's int-to-str limit); since a
-# number and a string then render the same way, the walk needs no number type.
+# Numbers are kept as the text they were written as (`1.50` stays `1.50`, an integer
+# of any length stays exact and never meets Python's 4300-digit int-to-str limit);
+# since a number and a string then render the same way, the walk needs no number type.
 _DECODER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=_reject_constant)
 
 
@@ -53,7 +53,8 @@ def json_to_markdown(text_or_value: Any, max_items: int | None = 8) -> str:
             `*(... and K more items)*` note; 0 or None means no limit.
 
     Returns:
-        The markdown, without a trailing newline. Never raises.
+        The markdown. An object or array renders with no trailing newline and no line
+        ending in whitespace; text comes back as it was. Never raises.
     """
     limit = _item_limit(max_items)
     if isinstance(text_or_value, str):
