@@ -1,13 +1,40 @@
-"""docs/SKILLS.md inside the app (being built)."""
+"""The skill authors' guide, `docs/SKILLS.md`, rendered inside the app.
+
+The file is read from the project's `docs/` folder and rendered with the same
+python-markdown + nh3 pipeline as skill text; the result is cached until the file
+changes, so an edited guide shows on the next request.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from pathlib import Path
+
+from flask import Blueprint, Response, abort
+from markupsafe import Markup
+
+from webapp.app import ROOT, page_or_fragment
+from webapp.render import markdown_to_html
 
 bp = Blueprint("help", __name__)
+
+GUIDE = ROOT / "docs" / "SKILLS.md"
+
+_cache: dict[Path, tuple[int, Markup]] = {}
 
 
 @bp.get("/help")
 def show() -> Response:
-    """The skill authors' guide."""
-    return Response("help", mimetype="text/plain")
+    """docs/SKILLS.md as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(GUIDE))
+
+
+def rendered(path: Path) -> Markup:
+    """`path` rendered to sanitized HTML, re-read only when its modification time changes."""
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        abort(404, description=f"The guide {path.name} is not installed with this copy of the app.")
+    cached = _cache.get(path)
+    if cached is None or cached[0] != mtime:
+        cached = _cache[path] = (mtime, markdown_to_html(path.read_text(encoding="utf-8")))
+    return cached[1]

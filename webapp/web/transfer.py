@@ -1,13 +1,207 @@
-"""Import and export: workspace bundles and SKILL.md folders (being built)."""
+"""Moving work in and out: `skill-workspace/1` bundles and Agent Skills `SKILL.md` folders.
+
+Imports are all or nothing: the upload is read, parsed and checked completely (every
+problem listed, with its JSON path for a bundle) before the store writes anything, and
+the store writes in one transaction. A problem answers 422 with the form as it was sent.
+The SKILL.md conversion itself is `webapp.skillmd`.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+import json
+from collections.abc import Mapping
+from io import BytesIO
+from typing import Any
+
+from flask import Blueprint, Response, flash, request, send_file, url_for
+from werkzeug.datastructures import FileStorage
+
+from webapp import models, skillmd, store
+from webapp.app import page_or_fragment
+from webapp.db import get_session
+from webapp.pipeline import (
+    BundleError,
+    Problem,
+    Skill,
+    Workspace,
+    dump_bundle,
+    load_bundle,
+    parse_json,
+)
+
+from .editor import saved_skill
+from .records import go_to
 
 bp = Blueprint("transfer", __name__)
+
+BUNDLE_SUFFIX = ".skill-workspace.json"
+#: Which table each bundle section is stored in: its string columns bound the lengths.
+_TABLES = {"agent": models.Agent, "skills": models.Skill, "tools": models.Tool,
+           "variables": models.Variable, "scenarios": models.Scenario}
+_TRUE = {"1", "true", "on", "yes"}
 
 
 @bp.get("/transfer")
 def index() -> Response:
-    """The import and export forms."""
-    return Response("transfer", mimetype="text/plain")
+    """The import forms and the export links (`?agent=` picks the agent to show first)."""
+    return transfer_response(request.args.get("agent"))
+
+
+@bp.post("/transfer/bundle")
+def import_bundle() -> Response:
+    """Import a bundle (uploaded or pasted) as a new agent, or over one if `replace` is set."""
+    form = request.form
+    name = form.get("agent_name", "").strip() or None
+    try:
+        workspace = read_bundle(request.files.get("bundle_file"), form.get("bundle_text", ""), name)
+        agent = store.import_bundle(get_session(), workspace, replace=form.get("replace") in _TRUE,
+                                    agent_name=name)
+    except BundleError as exc:
+        return transfer_response(None, 422, bundle_problems=[(p.path, p.message) for p in exc.problems])
+    except store.ValidationError as exc:  # a name taken without `replace`, or text it cannot store
+        name_field = "agent_name" if name else "$.agent.name"
+        problems = [(name_field if path == "name" else path, message)
+                    for path, message in exc.problems]
+        return transfer_response(None, 422, bundle_problems=problems)
+    except store.Conflict as exc:
+        return transfer_response(None, 409, bundle_problems=[("$.skills", f"not imported: {exc}")])
+    skills = store.list_skills(get_session(), agent)
+    flash(f"Imported {agent.name}: {len(skills)} skill{'s' * (len(skills) != 1)}, "
+          f"{len(workspace.tools)} tools, {len(workspace.variables)} variables, "
+          f"{len(workspace.scenarios)} scenarios.")
+    return go_to(url_for("editor.agent", agent=agent.name) if skills else url_for("editor.index"))
+
+
+@bp.get("/agents/<agent>/bundle")
+def export_bundle(agent: str) -> Response:
+    """The agent's workspace as a `skill-workspace/1` bundle file."""
+    bundle = store.export_bundle(get_session(), agent)
+    data = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    return send_file(BytesIO(data.encode("utf-8")), mimetype="application/json",
+                     as_attachment=True, download_name=f"{agent}{BUNDLE_SUFFIX}")
+
+
+@bp.get("/agents/<agent>/skills/<path:d_tag>/export")
+def export_skill(agent: str, d_tag: str) -> Response:
+    """The skill as an Agent Skills folder `<name>/SKILL.md`, zipped."""
+    row = store.get_skill(get_session(), agent, d_tag)
+    filename, data = skillmd.zip_skill(saved_skill(row))
+    return send_file(BytesIO(data), mimetype="application/zip", as_attachment=True,
+                     download_name=filename)
+
+
+@bp.post("/transfer/skill")
+def import_skill() -> Response:
+    """Create a skill from an uploaded SKILL.md, or a zip of its folder."""
+    agent = request.form.get("agent", "")
+    try:
+        skill = read_skill(agent, request.files.get("skill_file"))
+        row = store.create_skill(get_session(), agent, skill.d_tag, content=skill.content,
+                                 name=skill.name, layer=skill.layer, triggers=skill.triggers,
+                                 enabled=skill.enabled, note="imported from SKILL.md")
+    except (skillmd.SkillMdError, store.ValidationError) as exc:
+        return transfer_response(agent, 422, skill_problems=exc.problems)
+    flash(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}.")
+    return go_to(url_for("editor.edit", agent=agent, d_tag=row.d_tag))
+
+
+# -- reading uploads
+
+
+def read_bundle(upload: FileStorage | None, pasted: str, agent_name: str | None) -> Workspace:
+    """The workspace in the uploaded file (else the pasted text), checked for everything.
+
+    Raises:
+        BundleError: every problem, with JSON paths; invalid JSON names line and column.
+    """
+    if upload is not None and upload.filename:
+        text = _decode(upload.read(), "$")
+    elif pasted.strip():
+        text = pasted
+    else:
+        raise BundleError([Problem("$", "is empty: choose a bundle file or paste its JSON")])
+    data = parse_json(text)
+    if not isinstance(data, dict):
+        raise BundleError([Problem("$", "must be a JSON object holding the bundle")])
+    workspace = load_bundle(data)
+    problems = _length_problems(dump_bundle(workspace))
+    name_field = "agent_name" if agent_name else "$.agent.name"
+    name = agent_name or workspace.agent.name
+    if "/" in name:
+        problems.append(Problem(name_field, "must not contain '/' (the agent's pages could not be "
+                                            "addressed)"))
+    if agent_name and len(agent_name) > models.NAME_LENGTH:
+        problems.append(Problem(name_field, f"must be at most {models.NAME_LENGTH} characters"))
+    if problems:
+        raise BundleError(problems)
+    return workspace
+
+
+def _length_problems(bundle: Mapping[str, Any]) -> list[Problem]:
+    """Strings longer than their column allows (PostgreSQL would refuse them mid-import)."""
+    problems = []
+    for section, model in _TABLES.items():
+        items = [bundle["agent"]] if section == "agent" else bundle[section]
+        for index, item in enumerate(items):
+            path = "$.agent" if section == "agent" else f"$.{section}[{index}]"
+            for key, value in item.items():
+                column = model.__table__.columns.get(key)
+                length = getattr(column.type, "length", None) if column is not None else None
+                if length and isinstance(value, str) and len(value) > length:
+                    problems.append(Problem(f"{path}.{key}", f"must be at most {length} "
+                                                             f"characters, not {len(value)}"))
+    return problems
+
+
+def read_skill(agent: str, upload: FileStorage | None) -> Skill:
+    """The skill in an uploaded SKILL.md or zip, for an existing agent.
+
+    Raises:
+        skillmd.SkillMdError: every problem found, as `(field, reason)`.
+    """
+    problems: list[tuple[str, str]] = []
+    if not agent:
+        problems.append(("agent", "is required"))
+    elif agent not in {row.name for row in store.list_agents(get_session())}:
+        problems.append(("agent", f"there is no agent named {agent!r}"))
+    if upload is None or not upload.filename:
+        problems.append(("file", "choose a SKILL.md file or a zip of its folder"))
+        raise skillmd.SkillMdError(problems)
+    try:
+        skill = skillmd.read_upload(upload.filename, upload.read())
+    except skillmd.SkillMdError as exc:
+        raise skillmd.SkillMdError(problems + exc.problems) from None
+    for field, value in (("metadata.d_tag", skill.d_tag), ("metadata.display_name", skill.name)):
+        if len(value) > models.NAME_LENGTH:
+            limit = f"must be at most {models.NAME_LENGTH} characters, not {len(value)}"
+            problems.append((field, limit))
+    if problems:
+        raise skillmd.SkillMdError(problems)
+    return skill
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        message = f"the file is not UTF-8 text (bad byte at offset {exc.start})"
+        raise BundleError([Problem(path, message)]) from None
+
+
+# -- the page
+
+
+def transfer_response(selected: str | None, status: int = 200, **problems: Any) -> Response:
+    """The import and export page; after a failed import it keeps what the author sent."""
+    session = get_session()
+    agents = [{"name": row.name,
+               "skills": [(s.d_tag, skillmd.skill_name(s.d_tag) + ".zip")
+                          for s in store.list_skills(session, row)]}
+              for row in store.list_agents(session)]
+    form = request.form if request.method == "POST" else {}
+    return page_or_fragment(
+        "transfer.html", "_transfer.html", status, agents=agents, selected=selected,
+        bundle_problems=problems.get("bundle_problems", []),
+        skill_problems=problems.get("skill_problems", []),
+        bundle_text=form.get("bundle_text", ""), agent_name=form.get("agent_name", ""),
+        replace=form.get("replace") in _TRUE, bundle_suffix=BUNDLE_SUFFIX)
