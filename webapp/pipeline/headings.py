@@ -91,27 +91,7 @@ def bump_headings(
             paragraph_start = -1
             out.append(item)
             continue
-        if first == "#":
-            level = atx_level(text)
-            if level:
-                if level == 6 and on_clamp is not None:
-                    on_clamp(item[1])
-                out.append(("#" + text if level < 6 else text, item[1]))
-                paragraph_start = -1
-            else:  # `#hashtag`, `#include`: prose
-                if paragraph_start < 0:
-                    paragraph_start = len(out)
-                out.append(item)
-            continue
-        if not text.strip():
-            out.append(item)
-            paragraph_start = -1
-            continue
-        if first in "`~ " and fence.feed(text):
-            out.append(item)
-            paragraph_start = -1
-            continue
-        if first in "=- ":
+        if first in "# ":
             level = atx_level(text)
             if level:
                 if level == 6 and on_clamp is not None:
@@ -120,8 +100,17 @@ def bump_headings(
                 out.append(("#" + stripped if level < 6 else stripped, item[1]))
                 paragraph_start = -1
                 continue
-            underline = setext_level(text) if paragraph_start >= 0 else 0
-            if underline:
+        if not text.strip():
+            out.append(item)
+            paragraph_start = -1
+            continue
+        if first in "`~ " and fence.feed(text):
+            out.append(item)
+            paragraph_start = -1
+            continue
+        if paragraph_start >= 0 and first in "=- ":
+            underline = setext_level(text)
+            if underline:  # the paragraph above becomes one ATX heading, one level deeper
                 para = out[paragraph_start:]
                 del out[paragraph_start:]
                 joined = " ".join(t.strip() for t, _ in para)
