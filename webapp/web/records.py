@@ -61,7 +61,7 @@ def log_download(agent: str) -> Response:
     """The whole log as markdown, oldest entry first, entries separated by a blank line."""
     entries = reversed(store.list_log(get_session(), agent, limit=None))
     text = "\n".join(_with_final_newline(entry_text(entry, agent)) for entry in entries)
-    return send_file(BytesIO(text.encode("utf-8")), mimetype="text/markdown; charset=utf-8",
+    return send_file(BytesIO(text.encode("utf-8")), mimetype="text/markdown",
                      as_attachment=True, download_name=LOG_FILENAME)
 
 
@@ -79,19 +79,19 @@ def log_delete(agent: str, entry_id: int) -> Response:
     store.delete_log_entry(get_session(), agent, entry_id)
     message = f"Deleted context-log entry #{entry_id}."
     if wants_fragment():
-        return log_list_response(agent, request.args, status=message)
+        return log_list_response(agent, request.args, notice=message)
     flash(message)
     return redirect(url_for("records.log_list", agent=agent, **_log_args(request.args)), 303)
 
 
-def log_list_response(agent: str, args: Mapping[str, Any], status: str | None = None) -> Response:
+def log_list_response(agent: str, args: Mapping[str, Any], notice: str | None = None) -> Response:
     """Render the list for the page and scenario filter in `args`."""
     session = get_session()
     page = _whole_number(args.get("page", "1"), "page")
     scenario = args.get("scenario") or None
     entries = store.list_log(session, agent, scenario=scenario, limit=page * PAGE_SIZE + 1)
     return page_or_fragment(
-        "log.html", "_log_list.html", agent=agent, status=status, scenario=scenario, page_number=page,
+        "log.html", "_log_list.html", agent=agent, notice=notice, scenario=scenario, page_number=page,
         entries=entries[(page - 1) * PAGE_SIZE:page * PAGE_SIZE],
         more=len(entries) > page * PAGE_SIZE,
         scenarios=[row.name for row in store.list_scenarios(session, agent)],
