@@ -9,7 +9,7 @@ from __future__ import annotations
 import platform
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Workspace, assemble
 

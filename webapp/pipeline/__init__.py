@@ -23,11 +23,11 @@ from .workspace import (
 
 __all__ = [
     "BUILTIN_TOOLS",
+    "FORMATTERS",
     "Agent",
     "BundleError",
     "Context",
     "Diagnostic",
-    "FORMATTERS",
     "FormatOptions",
     "HistoryEntry",
     "Origin",

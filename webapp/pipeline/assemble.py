@@ -13,10 +13,11 @@ Assembly never raises on bad input: problems become diagnostics.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings
@@ -64,7 +65,7 @@ class Piece(NamedTuple):
 class _Message:
     """A message being laid out: text chunks joined by newlines, one origin per line."""
 
-    __slots__ = ("role", "chunks", "origins")
+    __slots__ = ("chunks", "origins", "role")
 
     def __init__(self, role: str):
         self.role = role
@@ -106,7 +107,7 @@ def split_roles(texts: list[str]) -> list[tuple[str, int, int]]:
                 ranges.append((role, start, index))
                 role, start = new_role, index + 1
     ranges.append((role, start, len(texts)))
-    first_role, first_start, first_end = ranges[0]
+    _, first_start, first_end = ranges[0]
     if not any(text.strip() for text in texts[first_start:first_end]):
         del ranges[0]
     return ranges
@@ -116,8 +117,7 @@ def split_roles(texts: list[str]) -> list[tuple[str, int, int]]:
 def parse_skill(d_tag: str, content: str) -> ParsedSkill:
     """Split a skill's content into tagged body lines, its role ranges and its template part."""
     text = content.replace("\r\n", "\n")
-    if text.endswith("\n"):
-        text = text[:-1]
+    text = text.removesuffix("\n")
     raw = text.split("\n")
     cut = split_template(raw)
     body = raw if cut < 0 else raw[:cut]
@@ -146,7 +146,7 @@ def format_log_entry(document: str, *, agent: str, scenario: str | None, trigger
     The header stays out of the way when the log is rendered as markdown; the
     document follows byte for byte, so the log shows exactly what the agent saw.
     """
-    stamp = (time or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = (time or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     problems = ", ".join(f"{counts.get(k, 0)} {k}{'s' * (counts.get(k, 0) != 1)}"
                          for k in ("error", "warning", "info"))
     header = f"{stamp} · agent {agent} · scenario {scenario or '(ad hoc)'} · trigger {trigger} · {problems}"

@@ -8,7 +8,8 @@ deeper. Lines inside fenced code blocks are never touched, nor `#hashtag` or
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from .roles import FenceTracker
 
@@ -57,9 +58,7 @@ def _is_paragraph_line(line: str) -> bool:
         rest = stripped[digits:]
         if digits <= 9 and rest[:1] in (".", ")") and (len(rest) == 1 or rest[1] in " \t"):
             return False
-    if first in "`~" and stripped.startswith(first * 3):
-        return False
-    return True
+    return not (first in "`~" and stripped.startswith(first * 3))
 
 
 def bump_headings(

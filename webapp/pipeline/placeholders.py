@@ -9,7 +9,8 @@ it cannot backtrack badly on long lines.
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 _PLACEHOLDER = re.compile(r"\{\{[ \t]*([^\s{}]+)[ \t]*\}\}")
 ESCAPE = "\\{{"

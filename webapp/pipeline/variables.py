@@ -117,7 +117,7 @@ class Resolver:
             options = FormatOptions(options.max_items, binding.limit, options.history_labels)
         try:
             return format_value(format_name, value, options), problems
-        except Exception as exc:  # a registered formatter is third-party code
+        except Exception as exc:  # noqa: BLE001 -- a registered formatter is third-party code
             return "", (*problems, Problem("warning", "tool-error",
                                            f"formatter `{format_name}` failed on `{binding.name}`: {exc}"))
 

@@ -35,8 +35,8 @@ def _app(db_path: Path, seed_demo: bool):
 
 def _preview_ms(app: Any, agent: str, d_tag: str, requests: int) -> float:
     """Median time of a draft-preview request (an htmx keystroke), server side."""
-    from webapp.db import get_session
     from webapp import store
+    from webapp.db import get_session
 
     client = app.test_client()
     page = client.get(f"/agents/{agent}/skills/{d_tag}").get_data(as_text=True)
@@ -84,7 +84,7 @@ def _wrk(db_path: Path, url_path: str, seconds: int) -> tuple[str, str]:
                 break
             except OSError:
                 time.sleep(0.1)
-        out = subprocess.run([wrk, "-t2", "-c16", f"-d{seconds}s", url], capture_output=True,
+        out = subprocess.run([wrk, "-t2", "-c16", f"-d{seconds}s", url], capture_output=True, check=False,
                              text=True, timeout=seconds + 30).stdout
     finally:
         server.terminate()
