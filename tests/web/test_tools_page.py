@@ -262,6 +262,36 @@ def test_rename_rewrites_a_direct_use(client, simon, csrf, app):
     assert "{{identity_tool}} and \\{{agent_identity}}" in content
 
 
+def test_rename_skips_a_skill_saved_meanwhile(client, simon, csrf, app, monkeypatch):
+    def stale(*args, **kwargs):
+        raise store.Conflict("identity", expected_version=1, current={"version": 2},
+                             submitted={})
+
+    monkeypatch.setattr("webapp.web.workspace.store.save_skill", stale)
+    response = client.post(f"{TOOLS}/nostr_agent_profile",
+                           data=tool_form(csrf, name="profile_tool"))
+    assert response.status_code == 303
+    html = client.get(f"{TOOLS}/profile_tool").data.decode()
+    assert "Renamed it in binding agent_profile." in html
+    assert "Not in skill" not in html  # the skill uses the binding, not the tool
+
+
+def test_rename_names_the_skills_it_could_not_update(client, simon, csrf, app, monkeypatch):
+    with app.app_context():
+        session = db.get_session()
+        row = store.get_skill(session, simon, "chat")
+        store.save_skill(session, simon, "chat", expected_version=row.version,
+                         content=row.content + "{{agent_identity}}\n")
+
+    def stale(*args, **kwargs):
+        raise store.Conflict("chat", expected_version=1, current={"version": 3}, submitted={})
+
+    monkeypatch.setattr("webapp.web.workspace.store.save_skill", stale)
+    client.post(IDENTITY, data=tool_form(csrf, name="identity_tool"))
+    html = client.get(f"{TOOLS}/identity_tool").data.decode()
+    assert "Not in skill chat: it changed meanwhile; write {{identity_tool}} there by hand." in html
+
+
 # -- delete
 
 

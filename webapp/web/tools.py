@@ -30,6 +30,7 @@ from .workspace import (
     json_field,
     load_workspace,
     rename_in_skills,
+    rename_message,
     replace_in,
     scenario_for,
     store_errors,
@@ -135,10 +136,9 @@ def update(agent: str, name: str) -> Response:
         bindings = [v.name for v in workspace.variables if v.tool == name]
         for binding in bindings:
             store.update_variable(session, agent, binding, tool=new)
-        skills = rename_in_skills(agent, workspace, name, new, tool=True)
+        skills, skipped = rename_in_skills(agent, workspace, name, new, tool=True)
         moved = [f"binding {b}" for b in bindings] + [f"skill {s}" for s in skills]
-        if moved:
-            message += " Renamed it in " + ", ".join(moved) + "."
+        message += rename_message(moved, skipped, new)
     flash(message)
     return redirect(url_for("tools.edit", agent=agent, name=new), 303)
 

@@ -34,6 +34,7 @@ from .workspace import (
     load_workspace,
     optional_text,
     rename_in_skills,
+    rename_message,
     replace_in,
     scenario_for,
     store_errors,
@@ -148,9 +149,8 @@ def update(agent: str, name: str) -> Response:
     new = form.variable.name
     message = f"Saved the binding {new}."
     if new != name:
-        skills = rename_in_skills(agent, workspace, name, new, tool=False)
-        if skills:
-            message += " Renamed it in skill " + ", ".join(skills) + "."
+        skills, skipped = rename_in_skills(agent, workspace, name, new, tool=False)
+        message += rename_message([f"skill {s}" for s in skills], skipped, new)
     flash(message)
     return back_to_row(agent, workspace, scenario, new)
 

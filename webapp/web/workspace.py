@@ -267,9 +267,10 @@ def renamed_text(content: str, old: str, new: str, *, placeholders: bool = True,
 
 
 def rename_in_skills(agent: str, workspace: Workspace, old: str, new: str, *, tool: bool
-                     ) -> list[str]:
+                     ) -> tuple[list[str], list[str]]:
     """Rewrite the skills that use `old` (as resolved in `workspace`, before the rename) to
-    use `new`, each as a new version; returns their `d_tag`s.
+    use `new`, each as a new version; returns the `d_tag`s changed and those skipped
+    because someone saved them meanwhile.
 
     `{{old}}` is rewritten only where it meant what was renamed: a skill named `old`
     wins over a binding or tool, and a binding wins over a tool.
@@ -277,16 +278,33 @@ def rename_in_skills(agent: str, workspace: Workspace, old: str, new: str, *, to
     shadowed = old in workspace.skills_by_tag or (tool and old in workspace.variables_by_name)
     session = get_session()
     what = "tool" if tool else "variable"
-    changed = []
+    changed, skipped = [], []
     for skill in workspace.skills:
         updated = renamed_text(skill.content, old, new, placeholders=not shadowed,
                                template_tools=tool)
-        if updated != skill.content:
-            row = store.get_skill(session, agent, skill.d_tag)
+        if updated == skill.content:
+            continue
+        row = store.get_skill(session, agent, skill.d_tag)
+        if row.content != skill.content:  # saved since `workspace` was read
+            skipped.append(skill.d_tag)
+            continue
+        try:
             store.save_skill(session, agent, skill.d_tag, expected_version=row.version,
                              content=updated, note=f"{what} {old} renamed to {new}")
+        except store.Conflict:
+            skipped.append(skill.d_tag)
+        else:
             changed.append(skill.d_tag)
-    return changed
+    return changed, skipped
+
+
+def rename_message(moved: list[str], skipped: list[str], new: str) -> str:
+    """What a rename changed besides the item itself, for the flash."""
+    message = f" Renamed it in {', '.join(moved)}." if moved else ""
+    if skipped:
+        message += (f" Not in skill {', '.join(skipped)}: it changed meanwhile; "
+                    f"write {{{{{new}}}}} there by hand.")
+    return message
 
 
 def with_replaced(items: tuple[Any, ...], old_name: str | None, new: Any) -> tuple[Any, ...]:
