@@ -88,6 +88,19 @@ def test_check_fragment(client, simon, csrf):
     assert "Hi, admin." in html and "Triggering event:" in html
 
 
+def test_check_without_javascript_is_the_whole_page(client, simon, csrf):
+    response = client.post(CHECK, data=form(csrf, original="admin asks about mentions",
+                                            name="admin asks about mentions"))
+    assert response.status_code == 200 and is_page(response)
+    assert b'<section id="scenario-check"' in response.data
+
+
+def test_a_refused_save_from_htmx_gets_the_fragment(client, simon, csrf):
+    response = client.post(SCENARIOS, data=form(csrf, history="[1,"), headers=HTMX)
+    assert response.status_code == 422
+    assert starts_with(response, b'<div id="scenarios"')
+
+
 @pytest.mark.parametrize("field, text, where", [
     ("history", '[\n  {"role": "user", "content": "hi"}\n  {"role": "user"}\n]', "line 3, column 3"),
     ("event", '{"kind": 1', "line 1, column 11"),

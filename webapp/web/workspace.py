@@ -34,6 +34,8 @@ from webapp.pipeline import (
     load_bundle,
     parse_json,
 )
+
+# The parsers assembly itself uses, so "used by" agrees with what assembly resolves.
 from webapp.pipeline.assemble import parse_skill
 from webapp.pipeline.sections import parse_template
 from webapp.pipeline.variables import Problem, Resolver
