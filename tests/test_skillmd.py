@@ -123,6 +123,16 @@ def test_metadata_values_are_strings():
     assert all(isinstance(value, str) for value in front["metadata"].values())
 
 
+@pytest.mark.parametrize("name", ["Zoë", "next\x85line", "line\u2028sep", "tab\there", "é\u2029"])
+def test_round_trip_of_yaml_line_breaks_and_unicode(name):
+    skill = Skill(d_tag="x", content="", name=name)
+    assert load_skill_md(dump_skill_md(skill)) == skill
+
+
+def test_unicode_stays_readable():
+    assert "display_name: Zoë\n" in dump_skill_md(Skill(d_tag="x", content="", name="Zoë"))
+
+
 def test_round_trip_keeps_every_field():
     skill = Skill(d_tag="Weird:#x", content="\n\nleading blank lines\n---\nno final newline",
                   name="Name: with 'quotes' and \"more\"", layer=2, triggers=(), enabled=False)
@@ -162,8 +172,8 @@ def test_zip_holds_the_folder_named_like_the_skill():
 def test_foreign_skill_md_without_metadata():
     text = ("---\nname: pdf-processing\ndescription: Extract text from PDFs. Use for PDFs.\n"
             "license: MIT\nallowed-tools: Bash(pdftotext:*)\n---\n# PDF processing\n\nSteps.\n")
-    assert load_skill_md(text) == Skill(d_tag="pdf-processing", content="# PDF processing\n\nSteps.\n",
-                                        name="pdf-processing")
+    assert load_skill_md(text) == Skill(d_tag="pdf-processing", name="pdf-processing",
+                                        content="# PDF processing\n\nSteps.\n")
 
 
 def test_metadata_in_native_yaml_types_is_accepted():

@@ -100,9 +100,18 @@ def frontmatter_of(skill: Skill) -> dict[str, Any]:
 
 def dump_skill_md(skill: Skill) -> str:
     """The text of `skill`'s `SKILL.md`."""
-    front = yaml.safe_dump(frontmatter_of(skill), sort_keys=False, allow_unicode=True,
-                           default_flow_style=False, width=1 << 16)
+    fields = frontmatter_of(skill)
+    front = _yaml(fields, allow_unicode=True)
+    if yaml.safe_load(front) != fields:
+        # PyYAML writes NEL and the Unicode line separators raw, and reads them back as
+        # spaces; with every non-ASCII character escaped the text survives exactly.
+        front = _yaml(fields, allow_unicode=False)
     return f"---\n{front}---\n\n{skill.content}"
+
+
+def _yaml(fields: dict[str, Any], *, allow_unicode: bool) -> str:
+    return yaml.safe_dump(fields, sort_keys=False, allow_unicode=allow_unicode,
+                          default_flow_style=False, width=1 << 16)
 
 
 def zip_skill(skill: Skill) -> tuple[str, bytes]:
@@ -187,7 +196,8 @@ def load_skill_md(text: str, *, folder: str | None = None) -> Skill:
 def _split(text: str) -> tuple[str, str]:
     """Frontmatter text and body; the blank line after the closing `---` is not body."""
     if not text.startswith("---\n"):
-        raise _error("frontmatter", "SKILL.md must start with a line '---' opening the YAML frontmatter")
+        raise _error("frontmatter",
+                     "SKILL.md must start with a line '---' opening the YAML frontmatter")
     close = _FENCE_CLOSE.search(text, 4)
     if close is None:
         raise _error("frontmatter", "is not closed by a line '---'")
@@ -211,7 +221,8 @@ def _parse_frontmatter(front: str) -> dict[str, Any]:
     return data
 
 
-def _skill_fields(metadata: Mapping[str, Any], name: str) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def _skill_fields(metadata: Mapping[str, Any], name: str
+                  ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The skill's own fields from `metadata`, with the defaults for a foreign SKILL.md."""
     problems: list[tuple[str, str]] = []
 
@@ -279,7 +290,8 @@ def _read_zip(data: bytes) -> Skill:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             found = [info for info in archive.infolist() if _is_skill_file(info)]
             if not found:
-                raise _error("file", f"the zip holds no {SKILL_FILE} (expected <name>/{SKILL_FILE})")
+                raise _error("file",
+                             f"the zip holds no {SKILL_FILE} (expected <name>/{SKILL_FILE})")
             if len(found) > 1:
                 names = ", ".join(info.filename for info in found)
                 raise _error("file", f"the zip holds {len(found)} {SKILL_FILE} files ({names}); "

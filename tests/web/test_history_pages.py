@@ -1,4 +1,4 @@
-"""A skill's history (revisions, diffs, restore) and the trash (delete, restore), as page and fragment."""
+"""A skill's history (revisions, diffs, restore) and the trash (delete, restore) as pages."""
 
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ HISTORY = f"{EDITOR}/history"
 @pytest.fixture
 def three_versions(client, simon, skill_form) -> None:
     """chat at version 3: v2 changed the text, v3 the name, triggers and text again."""
-    assert client.post(EDITOR, data=skill_form("system:\n# Chat\n\nSecond text.\n")).status_code == 303
-    data = skill_form("system:\n# Chat\n\nThird text.\n", version=2, name="Talk", triggers="dm, cron")
+    second = skill_form("system:\n# Chat\n\nSecond text.\n")
+    assert client.post(EDITOR, data=second).status_code == 303
+    data = skill_form("system:\n# Chat\n\nThird text.\n", version=2, name="Talk",
+                      triggers="dm, cron")
     assert client.post(EDITOR, data=data).status_code == 303
 
 

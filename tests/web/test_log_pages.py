@@ -1,4 +1,4 @@
-"""The context log: the list, one entry, the download and deleting (asked first), as page and fragment."""
+"""The context log: the list, one entry, the download and deleting (asked first) as pages."""
 
 from __future__ import annotations
 
@@ -245,7 +245,8 @@ def mallory_log(app, log) -> int:
         store.import_bundle(session, load_bundle(xss_bundle()))
         context = assemble(store.load_workspace(session, "Mallory"), "<b>evil scenario</b>")
         store.log_context(session, "Mallory", context)
-    problem = Diagnostic("warning", "<script>alert('code')</script>", CORPUS, "<img src=x onerror=1>")
+    problem = Diagnostic("warning", "<script>alert('code')</script>", CORPUS,
+                         "<img src=x onerror=1>")
     return log("Mallory", make_context(CORPUS, scenario="<script>alert('sc')</script>",
                                        trigger="<img src=x onerror=alert(1)>",
                                        diagnostics=(problem,)))

@@ -1,4 +1,4 @@
-"""Import and export: bundles in and out, SKILL.md folders in and out, and every way an import fails."""
+"""Import and export: bundles and SKILL.md folders in and out, and every way an import fails."""
 
 from __future__ import annotations
 
@@ -133,7 +133,8 @@ def test_import_pasted_json(app, client, post_bundle):
 
 
 def test_import_without_skills_goes_to_the_index(app, post_bundle):
-    response = post_bundle(text=json.dumps({"format": "skill-workspace/1", "agent": {"name": "Empty"}}))
+    empty = {"format": "skill-workspace/1", "agent": {"name": "Empty"}}
+    response = post_bundle(text=json.dumps(empty))
     assert response.status_code == 303 and response.headers["Location"] == "/"
     assert agents(app) == ["Empty"]
 
@@ -197,9 +198,11 @@ def test_invalid_bundle_lists_every_problem_with_its_json_path(app, simon, post_
 
 
 def test_invalid_json_names_line_and_column(app, post_bundle):
-    response = post_bundle(text='{\n  "format": "skill-workspace/1",\n  "agent": {"name": "X"},,\n}')
+    text = '{\n  "format": "skill-workspace/1",\n  "agent": {"name": "X"},,\n}'
+    response = post_bundle(text=text)
     assert response.status_code == 422
-    assert b"<code>$</code>: invalid JSON at line 3, column 26: Expecting property name" in response.data
+    reason = b"<code>$</code>: invalid JSON at line 3, column 26: Expecting property name"
+    assert reason in response.data
     assert agents(app) == []
 
 
@@ -233,7 +236,8 @@ def test_what_the_database_cannot_store_is_refused_before_writing(app, post_bund
 
 def test_agent_name_override_is_checked(app, post_bundle):
     response = post_bundle(text=json.dumps(BUNDLE), agent_name="x/y")
-    assert response.status_code == 422 and b"<code>agent_name</code>: must not contain" in response.data
+    assert response.status_code == 422
+    assert b"<code>agent_name</code>: must not contain" in response.data
     assert agents(app) == []
 
 
@@ -392,7 +396,8 @@ def test_hostile_workspace_exports_and_transfer_page_are_safe(app, client, post_
 
 
 def test_problems_do_not_reflect_markup(app, post_bundle):
-    bad = {"format": "<script>alert(1)</script>", "agent": {"name": "x", "<img src=x onerror=1>": 1}}
+    bad = {"format": "<script>alert(1)</script>",
+           "agent": {"name": "x", "<img src=x onerror=1>": 1}}
     response = post_bundle(text=json.dumps(bad))
     assert response.status_code == 422
     html = response.data.decode()

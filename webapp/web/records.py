@@ -91,7 +91,8 @@ def log_list_response(agent: str, args: Mapping[str, Any], notice: str | None = 
     scenario = args.get("scenario") or None
     entries = store.list_log(session, agent, scenario=scenario, limit=page * PAGE_SIZE + 1)
     return page_or_fragment(
-        "log.html", "_log_list.html", agent=agent, notice=notice, scenario=scenario, page_number=page,
+        "log.html", "_log_list.html", agent=agent, notice=notice, scenario=scenario,
+        page_number=page,
         entries=entries[(page - 1) * PAGE_SIZE:page * PAGE_SIZE],
         more=len(entries) > page * PAGE_SIZE,
         scenarios=[row.name for row in store.list_scenarios(session, agent)],

@@ -57,7 +57,8 @@ def import_bundle() -> Response:
         agent = store.import_bundle(get_session(), workspace, replace=form.get("replace") in _TRUE,
                                     agent_name=name)
     except BundleError as exc:
-        return transfer_response(None, 422, bundle_problems=[(p.path, p.message) for p in exc.problems])
+        problems = [(problem.path, problem.message) for problem in exc.problems]
+        return transfer_response(None, 422, bundle_problems=problems)
     except store.ValidationError as exc:  # a name taken without `replace`, or text it cannot store
         name_field = "agent_name" if name else "$.agent.name"
         problems = [(name_field if path == "name" else path, message)
