@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import random
+from difflib import SequenceMatcher
+from itertools import pairwise
+
 import pytest
 
-from webapp.web.diffing import diff_lines, word_parts
+from webapp.web import diffing
+from webapp.web.diffing import diff_lines, line_opcodes, word_parts
 
 
 @pytest.mark.parametrize("old, new, left, right", [
@@ -49,3 +54,113 @@ def test_far_apart_changes_make_separate_hunks():
     old = "\n".join(str(i) for i in range(30))
     new = old.replace("2\n", "two\n", 1).replace("27", "twenty-seven")
     assert len(diff_lines(old, new).hunks) == 2
+
+
+@pytest.mark.parametrize("old, new", [
+    ("a\nb\nc", "a\nB\nc"),
+    ("a\nb\nc", "a\nb\nc\nd"),
+    ("x\na\nb", "a\nb"),
+    ("one\ntwo\nthree\nfour", "one\n2\n3\nfour"),
+    ("", "x\ny"),
+    ("x\ny", ""),
+    ("same\nlines", "same\nlines"),
+])
+def test_line_opcodes_agree_with_difflib_where_the_alignment_is_unambiguous(old, new):
+    a, b = old.splitlines(), new.splitlines()
+    assert line_opcodes(a, b) == SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+@pytest.mark.parametrize("old, new, header, signs", [
+    # The head and tail overlap: the shorter text is all head, the rest is an insertion.
+    ("a\na\n", "a\na\na\n", "@@ -1,2 +1,3 @@", "  +"),
+    ("a\na\na\n", "a\n", "@@ -1,3 +1 @@", " --"),
+    ("a\nb\na\n", "a\n", "@@ -1,3 +1 @@", " --"),
+])
+def test_repeated_lines_at_the_edges(old, new, header, signs):
+    (hunk,) = diff_lines(old, new).hunks
+    assert hunk.header == header
+    assert "".join(line.sign for line in hunk.lines) == signs
+
+
+def _replay(diff, old: str, new: str) -> None:
+    """Each hunk's context and deleted lines are `old`'s lines, its context and added lines `new`'s."""
+    a, b = old.splitlines(), new.splitlines()
+    for hunk in diff.hunks:
+        for line in hunk.lines:
+            if line.kind != "add":
+                assert a[line.old_no - 1] == line.text
+            if line.kind != "del":
+                assert b[line.new_no - 1] == line.text
+
+
+def test_random_edits_replay():
+    rng = random.Random(7)
+    for _ in range(300):
+        a = [rng.choice("abc") for _ in range(rng.randrange(12))]
+        b = list(a)
+        for _ in range(rng.randrange(1, 4)):
+            i = rng.randrange(len(b) + 1)
+            if b and rng.random() < 0.4:
+                del b[min(i, len(b) - 1)]
+            else:
+                b.insert(i, rng.choice("abcd"))
+        old, new = "\n".join(a), "\n".join(b)
+        diff = diff_lines(old, new)
+        _replay(diff, old, new)
+        assert diff.changed == (a != b)
+        assert diff.added - diff.removed == len(b) - len(a)
+
+
+def test_a_keystroke_in_a_large_repetitive_document():
+    """20,000 lines, most of them repeats: difflib alone needs seconds for this, the diff a moment."""
+    block = ["", "---", "", "## Part", "- **ok**: true here", "Plain text line."]
+    lines = [f"{line} {i}" if line.startswith("## ") else line
+             for i in range(3400) for line in block]
+    old = "\n".join(lines)
+    typed = lines[:10_000] + [lines[10_000] + " and a word"] + lines[10_001:]
+    new = "\n".join(typed) + "\n\n## Typed just now"
+    diff = diff_lines(old, new)
+    _replay(diff, old, new)
+    assert [h.header for h in diff.hunks] == ["@@ -9998,7 +9998,7 @@", "@@ -20398,3 +20398,5 @@"]
+    (replaced,) = [line for line in diff.hunks[0].lines if line.kind == "add"]
+    assert replaced.parts == ((lines[10_000], False), (" and a word", True))
+    assert (diff.added, diff.removed) == (3, 1)
+
+
+def test_random_edits_replay_when_cut_at_unique_lines(monkeypatch):
+    """Force the patience cut that large middles get, on small texts with unique and repeated lines."""
+    monkeypatch.setattr(diffing, "_DIFFLIB_LINES", 0)
+    rng = random.Random(11)
+    words = ["a", "b", "---", "", "x1", "x2", "x3", "x4", "x5", "x6"]
+    for _ in range(500):
+        a = [rng.choice(words) for _ in range(rng.randrange(20))]
+        b = list(a)
+        for _ in range(rng.randrange(1, 5)):
+            i = rng.randrange(len(b) + 1)
+            if b and rng.random() < 0.4:
+                del b[min(i, len(b) - 1)]
+            else:
+                b.insert(i, rng.choice(words + ["new"]))
+        if rng.random() < 0.3:
+            b = b[::-1]
+        old, new = "\n".join(a), "\n".join(b)
+        codes = diffing.line_opcodes(a, b)
+        assert not codes if not a and not b else (
+            codes[0][1:5:2] == (0, 0) and codes[-1][2:5:2] == (len(a), len(b)))
+        for (tag, _, i2, _, j2), (next_tag, i1, _, j1, _) in pairwise(codes):
+            assert (i2, j2) == (i1, j1) and "equal" in (tag, next_tag)
+        assert all(a[i1:i2] == b[j1:j2] for tag, i1, i2, j1, j2 in codes if tag == "equal")
+        diff = diff_lines(old, new)
+        _replay(diff, old, new)
+        assert diff.added - diff.removed == len(new.splitlines()) - len(old.splitlines())
+
+
+def test_edits_far_apart_in_a_large_document():
+    """A skill embedded twice changes two places: the lines between are matched, not weighed."""
+    lines = [line for i in range(3000) for line in (f"## Part {i}", "- **ok**: true", "", "---", "")]
+    typed = list(lines)
+    typed[500] += " typed"
+    typed[14_000] += " typed"
+    diff = diff_lines("\n".join(lines), "\n".join(typed))
+    assert [h.header for h in diff.hunks] == ["@@ -498,7 +498,7 @@", "@@ -13998,7 +13998,7 @@"]
+    assert (diff.added, diff.removed) == (2, 2)

@@ -8,6 +8,9 @@ without any HTML being built here. The same hunks give side-by-side rows.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import zip_longest
@@ -19,6 +22,8 @@ CONTEXT_LINES = 3
 _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
 
 Parts = tuple[tuple[str, bool], ...]
+#: A difflib opcode: tag, then the `a` and `b` slices it covers.
+Opcode = tuple[str, int, int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +102,9 @@ def _merge(parts: list[tuple[str, bool]]) -> Parts:
 def diff_lines(old: str, new: str, context: int = CONTEXT_LINES) -> Diff:
     """Diff `old` against `new` line by line, with word emphasis inside replaced lines."""
     a, b = old.splitlines(), new.splitlines()
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
     hunks = []
     added = removed = 0
-    for group in matcher.get_grouped_opcodes(context):
+    for group in _grouped(line_opcodes(a, b), context):
         lines: list[DiffLine] = []
         rows: list[Row] = []
         for tag, i1, i2, j1, j2 in group:
@@ -131,6 +135,128 @@ def diff_lines(old: str, new: str, context: int = CONTEXT_LINES) -> Diff:
         header = (f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
         hunks.append(Hunk(header, tuple(lines), tuple(rows)))
     return Diff(tuple(hunks), added, removed)
+
+
+def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """The opcodes that turn lines `a` into lines `b`, as `SequenceMatcher.get_opcodes` gives them.
+
+    difflib is quadratic in the number of equal lines it has to weigh against each other, and
+    a large document repeats many lines (blank lines, `---`, boilerplate): matching a 20,000-line
+    document against itself plus one typed word took seconds. So the work is cut down first:
+    the common head and tail are matched by a linear scan (an edit leaves the lines around it
+    alone), and a middle still longer than `_DIFFLIB_LINES` (edits far apart, such as a skill
+    embedded twice) is cut at the lines that occur once on each side, in order, as git's
+    patience diff does. difflib only sees what lies between. Where several alignments are
+    equally good (an inserted copy of a neighbouring line), the result may differ from difflib's.
+    """
+    alo, ahi, blo, bhi = _trim(a, b, 0, len(a), 0, len(b))
+    codes: list[Opcode] = [("equal", 0, alo, 0, blo)]
+    if (ahi - alo) + (bhi - blo) <= _DIFFLIB_LINES:
+        codes += _difflib(a, b, alo, ahi, blo, bhi)
+    else:
+        i, j = alo, blo
+        for ai, bj in _unique_anchors(a, b, alo, ahi, blo, bhi):
+            codes += _difflib_trimmed(a, b, i, ai, j, bj)
+            codes.append(("equal", ai, ai + 1, bj, bj + 1))
+            i, j = ai + 1, bj + 1
+        codes += _difflib_trimmed(a, b, i, ahi, j, bhi)
+    codes.append(("equal", ahi, len(a), bhi, len(b)))
+    return _merged(codes)
+
+
+#: A middle up to this many lines (both sides) goes to difflib whole.
+_DIFFLIB_LINES = 400
+
+
+def _trim(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
+          bhi: int) -> tuple[int, int, int, int]:
+    """Narrow `a[alo:ahi]` and `b[blo:bhi]` to what lies between their common head and tail."""
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo, blo = alo + 1, blo + 1
+    while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+        ahi, bhi = ahi - 1, bhi - 1
+    return alo, ahi, blo, bhi
+
+
+def _difflib(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
+             bhi: int) -> list[Opcode]:
+    """difflib's opcodes for `a[alo:ahi]` against `b[blo:bhi]`, in whole-list positions."""
+    matcher = SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+    return [(tag, i1 + alo, i2 + alo, j1 + blo, j2 + blo)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+
+
+def _difflib_trimmed(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
+                     bhi: int) -> list[Opcode]:
+    """`_difflib` after matching the common head and tail of the ranges."""
+    lo_a, hi_a, lo_b, hi_b = _trim(a, b, alo, ahi, blo, bhi)
+    return [("equal", alo, lo_a, blo, lo_b), *_difflib(a, b, lo_a, hi_a, lo_b, hi_b),
+            ("equal", hi_a, ahi, hi_b, bhi)]
+
+
+def _unique_anchors(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
+                    bhi: int) -> list[tuple[int, int]]:
+    """Pairs `(i, j)` with `a[i] == b[j]` occurring once in each range: the longest run in order."""
+    count_a = Counter(a[alo:ahi])
+    count_b = Counter(b[blo:bhi])
+    where_b = {line: j for j, line in enumerate(b[blo:bhi], blo) if count_b[line] == 1}
+    pairs = [(i, where_b[line]) for i, line in enumerate(a[alo:ahi], alo)
+             if count_a[line] == 1 and line in where_b]
+    # The longest run with increasing `b` positions, by patience sorting: `ends[k]` is the
+    # smallest `b` position a run of k + 1 pairs can end at, `last[k]` the pair it ends with.
+    ends: list[int] = []
+    last: list[int] = []
+    before: list[int] = []
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(ends, j)
+        before.append(last[k - 1] if k else -1)
+        if k == len(ends):
+            ends.append(j)
+            last.append(n)
+        else:
+            ends[k], last[k] = j, n
+    run: list[tuple[int, int]] = []
+    n = last[-1] if last else -1
+    while n >= 0:
+        run.append(pairs[n])
+        n = before[n]
+    return run[::-1]
+
+
+def _merged(codes: list[Opcode]) -> list[Opcode]:
+    """`codes` without empty runs and with neighbouring equal runs joined, as difflib gives them."""
+    merged: list[Opcode] = []
+    for code in codes:
+        tag, i1, i2, j1, j2 = code
+        if i1 == i2 and j1 == j2:
+            continue
+        if merged and tag == "equal" and merged[-1][0] == "equal":
+            merged[-1] = ("equal", merged[-1][1], i2, merged[-1][3], j2)
+        else:
+            merged.append(code)
+    return merged
+
+
+def _grouped(codes: list[Opcode], n: int) -> Iterator[list[Opcode]]:
+    """The changes of `codes` with `n` lines of context, as `SequenceMatcher.get_grouped_opcodes`."""
+    codes = list(codes) or [("equal", 0, 1, 0, 1)]
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        # A long unchanged run ends one group and starts the next.
+        if tag == "equal" and i2 - i1 > 2 * n:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            yield group
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
 
 
 def _range(start: int, stop: int) -> str:
