@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+import random
+from pathlib import Path
 
+import markdown
+import pytest
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import JsonLexer, MarkdownLexer
+
+import webapp
+from webapp import render
+from webapp.bench import scale_workspace
+from webapp.pipeline import assemble, load_bundle
 from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html, sanitize
+
+DEMO = Path(webapp.__file__).parent / "demo"
 
 
 @pytest.mark.parametrize("markdown, expected", [
@@ -38,3 +52,144 @@ def test_highlight_json_escapes():
     html = highlight_json({"content": "</pre><script>"})
     assert "<script>" not in html and "&lt;/pre&gt;&lt;script&gt;" in html
     assert html.startswith('<div class="highlight"><pre>')
+
+
+# -- blocks: rendering and highlighting a block at a time gives what the whole text gives
+
+
+def _whole_html(text: str) -> str:
+    """The document rendered in one conversion, as markdown_to_html did before blocks."""
+    html = markdown.markdown(text, extensions=render._MARKDOWN_EXTENSIONS,
+                             extension_configs=render._MARKDOWN_CONFIG, output_format="html")
+    return sanitize(html)
+
+
+def _whole_source(text: str) -> list[str]:
+    """The source highlighted in one pass, as highlight_markdown_lines did before blocks."""
+    return render._highlight_lines(text, MarkdownLexer(stripnl=False, ensurenl=True))
+
+
+# (name, document, blocks markdown renders apart, blocks the source is highlighted in)
+DOCUMENTS = [
+    ("headings and skill separators",
+     "# Agent\n\n## Skill one\n\nSome *prose*.\n\n---\n\n## Skill two\n\nMore prose.", 6, 5),
+    ("loose lists stay one list",
+     "Intro\n\n- one\n\n- two\n\n1. first\n\n2. second\n\n* star\n\nAfter", 2, 2),
+    ("list item text after a blank line",
+     "- item\n\n    more of the item\n\nAfter", 2, 2),
+    ("fence with blank lines and ---",
+     "Before\n\n```python\nx = 1\n\n---\n\ny = 2\n```\n\nAfter\n\n~~~\na\n\nb\n~~~\n\nEnd", 3, 4),
+    ("unclosed fence", "Before\n\n```\ncode\n\n# not a heading\n\nEnd", 3, 3),
+    ("indented code with blank lines",
+     "Para\n\n    code 1\n\n    code 2\n\n\n    code 3\n\nAfter", 2, 2),
+    ("tables", "| a | b |\n|---|---|\n| 1 | 2 |\n\nText\n\n| c |\n|:-:|\n| 3 |", 3, 3),
+    ("quotes continue across blank lines", "> a\n\n> b\n\nText", 2, 2),
+    ("setext headings and rules", "Title\n=====\n\nSub\n---\n\n***\n\n- - -\n\nText", 4, 3),
+    ("raw HTML keeps the rest in one block",
+     "Text\n\n<div>\n\nInside\n\n</div>\n\nAfter", 2, 5),
+    ("an unclosed inline tag reaches later blocks", "A <b>bold\n\nB\n\nC", 1, 3),
+    ("reference links", "[x][r]\n\nText\n\n[r]: https://example.org", 1, 2),
+    ("a link whose text spans a blank line", "[a\n\nb](https://example.org)\n\nText", 3, 2),
+    ("a reference with its url after a blank line", "Text [r]:\n\nhttps://x.org\n\nEnd", 1, 2),
+    # Pygments' lexer: "-" alone takes the next line, so this fence opens later.
+    ("a fence the lexer skips", "-\n```\n\na\n\n```\n\nText\n\n```\n", 2, 1),
+    ("an underline turns a fence into a heading", "```\n---\n\na\n\n```\n\nText\n\n```\n", 2, 2),
+    ("tabs, trailing spaces, blank lines with spaces",
+     "A\ttab  \n  \n\tcode\n\n   \nB  \nC", 2, 1),
+    ("windows line ends", "A\r\n\r\nB\r\n\r\n- c\r\n", 2, 1),
+    ("line breaks other than newlines", "A\u2028B\n\nC\n\nD\rE\n\nF", 4, 1),
+    ("empty", "", 0, 0),
+]
+
+
+@pytest.mark.parametrize("name, text, md_blocks, source_blocks",
+                         DOCUMENTS, ids=[d[0] for d in DOCUMENTS])
+def test_blocks_render_as_the_whole(name, text, md_blocks, source_blocks):
+    assert markdown_to_html(text) == _whole_html(text)
+    assert highlight_markdown_lines(text) == _whole_source(text)
+    assert len(render.markdown_blocks(text)) == md_blocks
+    assert len(render.source_blocks(text)) == source_blocks
+    assert "".join(render.source_blocks(text)) == text
+
+
+@pytest.mark.parametrize("text", [d[1] for d in DOCUMENTS if "```" in d[1] or "~~~" in d[1]])
+def test_a_fence_is_never_cut(text):
+    blocks = render.markdown_blocks(text)
+    for fence in render._FENCE.finditer(text):
+        assert any(fence.group(0) in block for block in blocks)
+
+
+_LINES = [
+    "# Title", "## Sub", "#", "Plain text.", "Some *em* and **bold** and `code`.", "- item",
+    "* star", "+ plus", "1. first", "10. tenth", "2024 was a year", "-", ">", "> quote",
+    "    indented", "\tTabbed", "  - nested", "```", "```python", "``` python", "~~~", "````",
+    "x = 1", "---", "***", "===", "| a | b |", "|---|---|", "| 1 | 2 |", "<div>", "</div>",
+    "<b>bold", "<!-- c -->", "a <y> b", "<3", "a & b", "[link](https://example.org)",
+    "[open", "close]", "[r]: https://x.org", "[x](", "url)", "text ]:", "_u_", "~~s~~",
+    "trailing   ", "   ", "`", "[", "(", ")", "- [ ] task",
+]
+
+
+def test_random_documents_render_as_the_whole():
+    """Documents made of lines that start, continue or end blocks, in any order."""
+    rng = random.Random(2024)
+    for _ in range(300):
+        lines = [rng.choice(["", "", rng.choice(_LINES)]) for _ in range(rng.randrange(1, 25))]
+        text = "\n".join(lines) + rng.choice(["", "\n"])
+        assert markdown_to_html(text) == _whole_html(text), text
+        assert highlight_markdown_lines(text) == _whole_source(text), text
+
+
+def test_demo_and_scaled_documents_render_as_the_whole():
+    workspaces = [load_bundle(path) for path in sorted(DEMO.glob("*.json"))] + [scale_workspace(12)]
+    for workspace in workspaces:
+        for scenario in workspace.scenarios or [None]:
+            context = assemble(workspace, scenario.name if scenario else None)
+            for message in context.messages:
+                assert markdown_to_html(message["content"]) == _whole_html(message["content"])
+            assert highlight_markdown_lines(context.document) == _whole_source(context.document)
+
+
+def test_an_edit_converts_only_its_block(monkeypatch):
+    converted: list[str] = []
+
+    def convert(text: str) -> str:
+        converted.append(text)
+        return render._render(text)
+
+    monkeypatch.setattr(render, "_rendered", render.TextCache(convert, len))
+    skills = [f"## Skill {i}\n\nRule {i}: be brief.\n- a\n- b" for i in range(50)]
+    markdown_to_html("\n\n---\n\n".join(skills))
+    assert len(converted) == 50 + 50 + 1  # headings, rules, and the one separator text
+    converted.clear()
+    skills[20] = skills[20].replace("be brief", "be very brief")
+    html = markdown_to_html("\n\n---\n\n".join(skills))
+    assert converted == ["Rule 20: be very brief.\n- a\n- b"]
+    assert html == _whole_html("\n\n---\n\n".join(skills))
+
+
+def test_text_cache_keeps_the_recent_texts_within_its_budget():
+    computed: list[str] = []
+    cache = render.TextCache(lambda text: computed.append(text) or text.upper(), len, max_chars=12)
+    assert [cache("ab"), cache("cd"), cache("ab")] == ["AB", "CD", "AB"]
+    assert computed == ["ab", "cd"]
+    cache("efg")  # 4 + 4 + 6 characters: "cd", used least recently, goes
+    cache("ab")
+    cache("cd")
+    assert computed == ["ab", "cd", "efg", "cd"]
+    cache("x" * 7)  # larger than the budget: computed, not kept
+    cache("x" * 7)
+    assert computed[-2:] == ["x" * 7, "x" * 7]
+
+
+@pytest.mark.parametrize("value", [
+    {"messages": [{"role": "system", "content": "x" * 5000 + ' <b>&"quoted"\n\t\\ é 🦀'}]},
+    {"model": "m", "messages": [{"role": "user", "content": "short"}], "system": "y" * 3000},
+    ["z" * 2500, {"k" * 2500: "key long, value short"}, 1, None, True],
+    # The stand-ins' private-use character in the data: lexed as it is.
+    {"a": "\ue000" * 3000, "b": "\ue0000\ue000", "c": "w" * 3000},
+])
+def test_highlight_json_of_long_strings_is_pygments_output(value):
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    expected = highlight(text, JsonLexer(), HtmlFormatter(cssclass=render.HIGHLIGHT_CLASS))
+    assert highlight_json(value) == expected
