@@ -12,8 +12,10 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 
 import tiktoken
@@ -121,6 +123,7 @@ class _Loader:
             self._done = False
             self.encoding = None
             self.error = None
+        _count_cached.cache_clear()
 
 
 _loader = _Loader()
@@ -145,4 +148,36 @@ def count_tokens(text: str) -> TokenCount:
     enc = encoding()
     if enc is None:
         return TokenCount(estimate(text), exact=False, reason=_loader.error)
-    return TokenCount(len(enc.encode_ordinary(text)), exact=True)
+    return TokenCount(sum(map(_count_piece, pieces(text))), exact=True)
+
+
+# The encoding first splits text with PAT_STR and never merges across those splits. After
+# a run of newlines comes a split unless the next character is whitespace (the run would go
+# on) or "/" (which `[\r\n/]*` takes along with the newlines): so the text may be cut there
+# and its pieces counted apart.
+_CUT = re.compile(r"\n\n+(?=[^\s/])")
+
+#: Pieces up to this long have their counts remembered.
+CACHED_PIECE_CHARS = 8192
+
+
+def pieces(text: str) -> list[str]:
+    """`text` cut after its blank lines, where the token count of the parts adds up to the whole."""
+    cuts = [match.end() for match in _CUT.finditer(text)]
+    return [text[start:stop] for start, stop in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _count_piece(piece: str) -> int:
+    if len(piece) <= CACHED_PIECE_CHARS:
+        return _count_cached(piece)
+    return _count(piece)
+
+
+def _count(piece: str) -> int:
+    enc = encoding()
+    assert enc is not None  # count_tokens checked
+    return len(enc.encode_ordinary(piece))
+
+
+# A keystroke changes one piece of a large document; the others are counted already.
+_count_cached = lru_cache(maxsize=4096)(_count)

@@ -171,11 +171,32 @@ _DIFFLIB_LINES = 400
 def _trim(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
           bhi: int) -> tuple[int, int, int, int]:
     """Narrow `a[alo:ahi]` and `b[blo:bhi]` to what lies between their common head and tail."""
-    while alo < ahi and blo < bhi and a[alo] == b[blo]:
-        alo, blo = alo + 1, blo + 1
-    while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
-        ahi, bhi = ahi - 1, bhi - 1
-    return alo, ahi, blo, bhi
+    head = _common(a, b, alo, blo, min(ahi - alo, bhi - blo), 1)
+    alo, blo = alo + head, blo + head
+    tail = _common(a, b, ahi - 1, bhi - 1, min(ahi - alo, bhi - blo), -1)
+    return alo, ahi - tail, blo, bhi - tail
+
+
+def _common(a: list[str], b: list[str], i: int, j: int, most: int, step: int) -> int:
+    """How many lines from `a[i]` and `b[j]` on (backwards if `step` is -1) are equal, up to `most`.
+
+    Compares runs of doubling length as slices, which Python does without a loop of its own.
+    """
+    same, run = 0, 1
+    while same < most:
+        run = min(run, most - same)
+        if step > 0:
+            equal = a[i + same:i + same + run] == b[j + same:j + same + run]
+        else:
+            equal = a[i - same - run + 1:i - same + 1] == b[j - same - run + 1:j - same + 1]
+        if equal:
+            same += run
+            run *= 2
+        elif run == 1:
+            break
+        else:
+            run = 1
+    return same
 
 
 def _difflib(a: list[str], b: list[str], alo: int, ahi: int, blo: int,

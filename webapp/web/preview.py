@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -54,8 +54,10 @@ class MessageCard:
     tokens: TokenCount
 
 
-@dataclass(frozen=True, slots=True)
-class SourceLine:
+class SourceLine(NamedTuple):
+    """A line of the Source tab. A named tuple: a large document has tens of thousands of
+    lines, made afresh on every keystroke, and tuples are the cheapest records Python has."""
+
     number: int
     html: Markup
     origin: str
@@ -166,14 +168,11 @@ def source_lines(context: Context, d_tag: str) -> list[SourceLine]:
     result = []
     for i, html in enumerate(lines):
         origin = provenance[i] if i < len(provenance) else None
-        result.append(SourceLine(
-            number=i + 1,
-            html=html,
-            origin=origin.label if origin else "",
-            mine=bool(origin and origin.skill == d_tag),
-            skill=origin.skill if origin else None,
-            skill_line=origin.line if origin else None,
-        ))
+        if origin:
+            result.append(SourceLine(i + 1, html, origin.label, origin.skill == d_tag,
+                                     origin.skill, origin.line))
+        else:
+            result.append(SourceLine(i + 1, html, "", False, None, None))
     return result
 
 

@@ -1,0 +1,115 @@
+"""The preview's fast paths show what the plain computations show, and a keystroke redoes
+only what it changed: token counts by pieces, cached rendering, diffs of large documents."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import markdown
+import pytest
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import JsonLexer, MarkdownLexer
+
+from webapp import render, tokens
+from webapp.bench import scale_workspace
+from webapp.web import diffing
+from webapp.web.preview import Choice, Models, build_preview
+
+
+@pytest.mark.parametrize("text, pieces", [
+    ("", [""]),
+    ("one line", ["one line"]),
+    ("a\n\nb", ["a\n\n", "b"]),
+    ("a\n\n\n# b\n\nc.", ["a\n\n\n", "# b\n\n", "c."]),
+    # The encoding's split would take these along with the newlines: no cut.
+    ("a\n\n b", ["a\n\n b"]),
+    ("a\n\n/b", ["a\n\n/b"]),
+    ("a\n\n\u00a0b", ["a\n\n\u00a0b"]),
+    ("a\nb", ["a\nb"]),
+])
+def test_token_pieces(text, pieces):
+    assert tokens.pieces(text) == pieces
+
+
+def test_token_counts_by_pieces_add_up_to_the_whole():
+    encoding = tokens.encoding()
+    assert encoding is not None
+    rng = random.Random(5)
+    parts = ["a", "Word", " ", "\t", "\n", "\n\n", "/", ".", "'s", "12345", "é", "日本", "🦀",
+             "\u00a0", "\u2028", "\x1c", "\r\n", "#", "-", "<|endoftext|>"]
+    for _ in range(3000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(40)))
+        assert tokens.count_tokens(text).n == len(encoding.encode_ordinary(text)), repr(text)
+
+
+def test_common_head_and_tail_match_a_plain_scan():
+    rng = random.Random(9)
+    for _ in range(2000):
+        a = [rng.choice("ab") for _ in range(rng.randrange(40))]
+        b = [rng.choice("ab") for _ in range(rng.randrange(40))]
+        alo, ahi, blo, bhi = diffing._trim(a, b, 0, len(a), 0, len(b))
+        head = 0
+        while head < min(len(a), len(b)) and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+            tail += 1
+        assert (alo, ahi, blo, bhi) == (head, len(a) - tail, head, len(b) - tail)
+
+
+def _typed(workspace, d_tag: str, text: str):
+    skill = workspace.skills_by_tag[d_tag]
+    return dataclasses.replace(skill, content=f"{skill.content}\n\n## Typed just now\n{text}")
+
+
+def test_a_large_preview_shows_what_whole_rendering_shows():
+    workspace = scale_workspace(30)
+    preview = build_preview(workspace, _typed(workspace, "skill_15", "A *typed* line"),
+                            Choice(), Models())
+    encoding = tokens.encoding()
+    assert encoding is not None
+    for card, message in zip(preview.cards, preview.context.messages, strict=True):
+        content = message["content"]
+        whole = markdown.markdown(content, extensions=render._MARKDOWN_EXTENSIONS,
+                                  extension_configs=render._MARKDOWN_CONFIG, output_format="html")
+        assert card.html == render.sanitize(whole)
+        assert card.tokens.n == len(encoding.encode_ordinary(content))
+    document = preview.context.document
+    assert preview.total_tokens.n == len(encoding.encode_ordinary(document))
+    lexer = MarkdownLexer(stripnl=False, ensurenl=True)
+    assert [line.html for line in preview.source] == render._highlight_lines(document, lexer)
+    for body in preview.bodies:
+        assert body.html == highlight(body.text, JsonLexer(),
+                                      HtmlFormatter(cssclass=render.HIGHLIGHT_CLASS))
+        assert json.loads(body.text)["messages"]
+    (hunk,) = preview.document_diff.hunks
+    assert sorted(line.text for line in hunk.lines if line.kind != "context") == [
+        "", "### Typed just now", "A *typed* line"]
+
+
+def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
+    converted: list[str] = []
+    highlighted: list[str] = []
+
+    def convert(text: str) -> str:
+        converted.append(text)
+        return render._render(text)
+
+    def highlight_block(text: str):
+        highlighted.append(text)
+        return render._highlight_markdown(text)
+
+    monkeypatch.setattr(render, "_rendered", render.TextCache(convert, len))
+    monkeypatch.setattr(render, "_highlighted", render.TextCache(
+        highlight_block, lambda lines: sum(map(len, lines))))
+    workspace = scale_workspace(30)
+    build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
+    converted.clear()
+    highlighted.clear()
+    build_preview(workspace, _typed(workspace, "skill_15", "A line"), Choice(), Models())
+    assert converted == ["### Typed just now\nA line"]
+    # The source block runs on to the separator: a line starting with "-" may continue a token.
+    assert highlighted == ["### Typed just now\nA line\n\n---\n\n"]
