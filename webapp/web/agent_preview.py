@@ -8,10 +8,12 @@ assembles differently from the editor, there is just no draft skill.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, redirect, request, url_for
+from markupsafe import Markup
 
 from webapp import store
 from webapp.app import page_or_fragment, wants_fragment
@@ -20,20 +22,19 @@ from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
-from .editor import models
+from .editor import models, skill_link
 from .forms import choice_args, parse_choice, request_data
 from .preview import (
     Choice,
     MessageCard,
     RequestBody,
-    SourceLine,
     _messages_text,
     _problem_key,
     message_card,
     request_bodies,
     run,
-    source_lines,
 )
+from .source_view import source_table
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
@@ -45,7 +46,7 @@ class AgentPreview:
     choice: Choice
     context: Context
     cards: list[MessageCard]
-    source: list[SourceLine]
+    source_table: Markup  # the Source tab's rows (see `source_view`)
     bodies: list[RequestBody]
     problems: list[Diagnostic]
     total_tokens: TokenCount
@@ -78,7 +79,8 @@ def show(agent: str) -> Response:
     choice, errors = parse_choice(request.args, workspace)
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
-        **picker_context(agent, workspace, choice), preview=build(workspace, choice),
+        **picker_context(agent, workspace, choice),
+        preview=build(workspace, choice, skill_link(agent, choice_args(choice, workspace))),
         errors=errors)
 
 
@@ -132,14 +134,19 @@ def side(args: Any, prefix: str, workspace: Workspace, default: str | None = Non
                     for key, message in errors.items()}
 
 
-def build(workspace: Workspace, choice: Choice) -> AgentPreview:
-    """Assemble `workspace` for `choice` and build the tabs' view data."""
+def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | None = None
+          ) -> AgentPreview:
+    """Assemble `workspace` for `choice` and build the tabs' view data.
+
+    `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
+    (without it, they do not link).
+    """
     context = run(workspace, choice)
     return AgentPreview(
         choice=choice,
         context=context,
         cards=[message_card(m) for m in context.messages],
-        source=source_lines(context, ""),
+        source_table=source_table(context.document, context.provenance, None, link),
         bodies=request_bodies(context.messages, models()),
         problems=sorted(context.diagnostics, key=_problem_key),
         total_tokens=count_tokens(context.document),

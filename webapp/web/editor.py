@@ -7,6 +7,7 @@ view data comes from `preview.build_preview`, the page-or-fragment choice from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, request, url_for
@@ -179,6 +180,11 @@ def models() -> Models:
                   anthropic_max_tokens=config["ANTHROPIC_MAX_TOKENS"])
 
 
+def skill_link(agent: str, args: dict[str, str]) -> Callable[[str], str]:
+    """The URL of a skill's editor keeping the picker's `args`: where the Source tab links."""
+    return lambda d_tag: url_for("editor.edit", agent=agent, d_tag=d_tag, **args)
+
+
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
                    choice: Choice, current: str, fragment: str) -> dict[str, Any]:
     """Everything `editor.html` and its fragments need."""
@@ -198,7 +204,8 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "scenarios": list(workspace.scenarios_by_name),
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
-        "preview": build_preview(workspace, draft, choice, models()),
+        "preview": build_preview(workspace, draft, choice, models(),
+                                 skill_link(agent, choice_args(choice, workspace))),
         "errors": {},
         "dirty": False,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -20,6 +21,7 @@ from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
+from .source_view import source_table
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -90,7 +92,7 @@ class Preview:
     context: Context
     saved: Context
     cards: list[MessageCard]
-    source: list[SourceLine]
+    source_table: Markup  # the Source tab's rows (see `source_view`)
     document_diff: Diff
     messages_diff: Diff
     bodies: list[RequestBody]
@@ -102,6 +104,11 @@ class Preview:
     @property
     def counts(self) -> dict[str, int]:
         return self.context.counts()
+
+    @property
+    def source(self) -> list[SourceLine]:
+        """The Source tab's lines as records; the tab itself shows `source_table`."""
+        return source_lines(self.context, self.d_tag)
 
 
 def with_draft(workspace: Workspace, draft: Skill) -> Workspace:
@@ -133,8 +140,13 @@ def run(workspace: Workspace, choice: Choice) -> Context:
 
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
-                  models: Models = Models()) -> Preview:
-    """Assemble saved and draft contexts for `choice` and build every tab's view data."""
+                  models: Models = Models(), link: Callable[[str], str] | None = None
+                  ) -> Preview:
+    """Assemble saved and draft contexts for `choice` and build every tab's view data.
+
+    `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
+    (without it, they do not link).
+    """
     saved = run(workspace, choice)
     saved_skill = workspace.skills_by_tag.get(draft.d_tag)
     context = saved if saved_skill == draft else run(with_draft(workspace, draft), choice)
@@ -144,7 +156,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         context=context,
         saved=saved,
         cards=cards,
-        source=source_lines(context, draft.d_tag),
+        source_table=source_table(context.document, context.provenance, draft.d_tag, link),
         document_diff=diff_lines(saved.document, context.document),
         messages_diff=diff_lines(_messages_text(saved.messages), _messages_text(context.messages)),
         bodies=request_bodies(context.messages, models),

@@ -1,0 +1,190 @@
+"""The Source table built in Python is the template loop it replaced, byte for byte, lets
+nothing from the document through unescaped, and a keystroke builds only the runs it changed."""
+
+from __future__ import annotations
+
+import dataclasses
+from html import unescape
+from html.parser import HTMLParser
+
+import pytest
+from flask import url_for
+
+from webapp.bench import scale_workspace
+from webapp.pipeline import Skill, Workspace, load_bundle
+from webapp.web import source_view
+from webapp.web.preview import Choice, build_preview, run, source_lines
+
+from .conftest import SIMON
+from .test_security import EVIL_TAG, XSS, xss_bundle
+
+# The template loops the Python-built table replaced, as they were in _preview.html and
+# _agent_preview.html.
+EDITOR_LOOP = """<table class="source highlight">
+        {% for line in source %}
+          <tr class="{{ 'mine' if line.mine }}">
+            <td class="origin">{% if line.skill and line.skill_line %}<a href="{{ url_for('editor.edit', agent=agent, d_tag=line.skill, **choice_args) }}#L{{ line.skill_line }}" data-skill="{{ line.skill }}" data-line="{{ line.skill_line }}">{{ line.origin }}</a>{% else %}{{ line.origin }}{% endif %}</td>
+            <td class="num">{{ line.number }}</td>
+            <td class="code">{{ line.html }}</td>
+          </tr>
+        {% endfor %}
+      </table>"""
+AGENT_LOOP = """<table class="source highlight">
+        {% for line in source %}
+          <tr>
+            <td class="origin">{% if line.skill and line.skill_line %}<a href="{{ url_for('editor.edit', agent=agent, d_tag=line.skill, **choice_args) }}#L{{ line.skill_line }}">{{ line.origin }}</a>{% else %}{{ line.origin }}{% endif %}</td>
+            <td class="num">{{ line.number }}</td>
+            <td class="code">{{ line.html }}</td>
+          </tr>
+        {% endfor %}
+      </table>"""
+# How the templates put the Python-built rows in.
+TABLE = """<table class="source highlight">
+        {{ rows }}
+      </table>"""
+
+AGENT = "A&B <agent>"
+CHOICE_ARGS = {"scenario": "x & \"y\" <z>", "trigger": "dm"}
+#: Text that `%`-formatting would take for its own.
+PERCENT = "Rates: 50% off, %s, %d, %(name)s, %% and 100%"
+
+
+def _link(d_tag: str) -> str:
+    return url_for("editor.edit", agent=AGENT, d_tag=d_tag, **CHOICE_ARGS)
+
+
+def _tables(app, workspace: Workspace, choice: Choice, d_tag: str | None) -> tuple[str, str]:
+    """The table as the old template loop wrote it, and as the templates write it now."""
+    context = run(workspace, choice)
+    with app.test_request_context():
+        env = app.jinja_env
+        old = env.from_string(EDITOR_LOOP if d_tag is not None else AGENT_LOOP).render(
+            source=source_lines(context, d_tag or ""), agent=AGENT, choice_args=CHOICE_ARGS)
+        rows = source_view.source_table(context.document, context.provenance, d_tag, _link)
+        return old, env.from_string(TABLE).render(rows=rows)
+
+
+def _hostile_workspace() -> Workspace:
+    workspace = load_bundle(xss_bundle())
+    percent = Skill(d_tag="100%_sure", content=f"{PERCENT}\n\n{{{{evil}}}}\n{{{{payload}}}}",
+                    triggers=("dm",))
+    return dataclasses.replace(workspace, skills=(*workspace.skills, percent))
+
+
+def test_the_demo_workspace_gives_the_old_table(app):
+    workspace = load_bundle(SIMON)
+    for scenario in workspace.scenarios:
+        for trigger in (None, *workspace.triggers):
+            choice = Choice(scenario=scenario.name, trigger=trigger)
+            for d_tag in (None, *(skill.d_tag for skill in workspace.skills)):
+                old, new = _tables(app, workspace, choice, d_tag)
+                assert new == old, (scenario.name, trigger, d_tag)
+
+
+@pytest.mark.parametrize("d_tag", [None, "evil", EVIL_TAG, "100%_sure"])
+def test_a_hostile_document_gives_the_old_table(app, d_tag):
+    old, new = _tables(app, _hostile_workspace(), Choice(), d_tag)
+    assert "&lt;script&gt;" in new and "100%_sure" in new and "%(name)s" in new
+    assert new == old
+
+
+def test_an_empty_document_gives_the_old_table(app):
+    workspace = dataclasses.replace(load_bundle(SIMON), skills=())
+    old, new = _tables(app, workspace, Choice(trigger="nothing"), "chat")
+    assert new == old
+
+
+class _Cells(HTMLParser):
+    """Every tag and attribute of the table, and the class and text of each cell."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.cells: list[list[str]] = []
+        self._in_cell = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "td":
+            self.cells.append([dict(attrs)["class"] or "", ""])
+            self._in_cell = True
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        if self._in_cell:
+            self.cells[-1][1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._in_cell = False
+
+
+@pytest.mark.parametrize("d_tag", [None, "evil"])
+def test_nothing_from_the_document_gets_through_unescaped(app, d_tag):
+    workspace = _hostile_workspace()
+    context = run(workspace, Choice())
+    with app.test_request_context():
+        rows = source_view.source_table(context.document, context.provenance, d_tag, _link)
+    parser = _Cells()
+    parser.feed(f"<table>{rows}</table>")
+    allowed = {"table": set(), "tr": {"class"} if d_tag else set(), "td": {"class"},
+               "span": {"class"},
+               "a": {"href", "data-skill", "data-line"} if d_tag else {"href"}}
+    for tag, attrs in parser.tags:
+        assert tag in allowed and set(attrs) <= allowed[tag], (tag, attrs)
+        if tag == "a":
+            assert attrs["href"].startswith("/agents/")
+    # The text of the cells is the document and its labels, character for character.
+    lines = context.document.splitlines()
+    code = [text for kind, text in parser.cells if kind == "code"]
+    assert code == lines
+    labels = [text for kind, text in parser.cells if kind == "origin"]
+    assert labels == [origin.label for origin in context.provenance[:len(lines)]]
+    assert [int(text) for kind, text in parser.cells if kind == "num"] == \
+        list(range(1, len(lines) + 1))
+    assert any(EVIL_TAG in label for label in labels)
+    assert all(payload.split("\n")[0] in context.document for payload in XSS)
+    assert unescape(rows).count("<script>alert('script')</script>") >= 1  # as text, escaped
+
+
+def _typed(workspace: Workspace, d_tag: str, text: str) -> Skill:
+    skill = workspace.skills_by_tag[d_tag]
+    return dataclasses.replace(skill, content=f"{skill.content}\n\n## Typed just now\n{text}")
+
+
+def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
+    built: list[set[str | None]] = []
+    build_run = source_view._run_html
+
+    def run_html(marked, mine, href, origins, lines):
+        built.append({origin.skill for origin in origins})
+        return build_run(marked, mine, href, origins, lines)
+
+    monkeypatch.setattr(source_view, "_run_html", run_html)
+    monkeypatch.setattr(source_view, "_runs", source_view._RunCache())
+    workspace = scale_workspace(30)
+    with app.test_request_context():
+        build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), link=_link)
+        assert len(built) > 30
+        for text in ("A line", "A line\nand one more\n\nthen a paragraph"):
+            built.clear()
+            preview = build_preview(workspace, _typed(workspace, "skill_15", text), Choice(),
+                                    link=_link)
+            # Lines added above the later skills only shift their numbers.
+            assert built == [{"skill_15"}]
+            old = app.jinja_env.from_string(EDITOR_LOOP).render(
+                source=preview.source, agent=AGENT, choice_args=CHOICE_ARGS)
+            assert app.jinja_env.from_string(TABLE).render(rows=preview.source_table) == old
+
+
+def test_the_run_cache_keeps_to_its_budget():
+    cache = source_view._RunCache(max_chars=10)
+    cache.put(("a",), "12345")
+    cache.put(("b",), "12345")
+    assert cache.get(("a",)) == "12345"  # now the newest
+    cache.put(("c",), "123")
+    assert cache.get(("b",)) is None and cache.get(("a",)) == "12345"
+    assert cache.put(("d",), "x" * 11) == "x" * 11  # too large to keep, still returned
+    assert cache.get(("d",)) is None

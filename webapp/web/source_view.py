@@ -1,0 +1,123 @@
+"""The Document tab's Source table: the document highlighted line by line, with the
+provenance gutter, built in Python.
+
+A large workspace assembles to tens of thousands of lines, and the preview is rendered
+again on every keystroke. Rendered by Jinja, one `<tr>` and one `url_for` per line, the
+table took most of a request. Here each run of lines from one piece of the assembly (a
+skill's lines, or the role, title and separator lines between them) is turned into HTML
+once and cached, keyed by everything its HTML depends on: the highlighted lines, their
+origins, whether they are the edited skill's and the skill's link. A keystroke changes
+one skill's lines, and only that run is built again.
+
+The markup is the same as the template loop it replaces, byte for byte, and just as
+safe: the code cells are pygments' output (which escapes its input), everything else
+from the document (labels, d_tags, links) goes through `markupsafe.escape`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from itertools import groupby
+from operator import attrgetter
+
+from markupsafe import Markup, escape
+
+from webapp.pipeline import Origin
+from webapp.render import CACHE_CHARS, highlight_markdown_lines
+
+# The rows as the template wrote them, whitespace included. The line number is left as a
+# `%d` and filled in for each request, so lines added above a run shift its numbers
+# without building it again; a `%` anywhere else is doubled (see `_run_html`).
+_ROW = ('\n          <tr{tr}>\n            <td class="origin">{origin}</td>\n'
+        '            <td class="num">%d</td>\n            <td class="code">{code}</td>\n'
+        '          </tr>\n        ')
+_LINK = '<a href="{href}#L{line}"{data}>{label}</a>'
+_DATA = ' data-skill="{skill}" data-line="{line}"'
+
+# A line past the end of the provenance has no origin, and shows what this one shows:
+# an empty label and no link.
+_NO_ORIGIN = Origin("")
+
+
+def source_table(document: str, provenance: Sequence[Origin], d_tag: str | None,
+                 link: Callable[[str], str] | None) -> Markup:
+    """The rows of the Source table for `document`, whose lines came from `provenance`.
+
+    `link(skill)` is the URL of a skill's editor; a line written in a skill links to its
+    line there (without `link`, nothing links). With a `d_tag` (the editor), the rows of that skill are marked `mine`
+    and every link carries `data-skill` and `data-line` for `app.js`; with None (the
+    agent preview), rows and links are plain.
+    """
+    lines = highlight_markdown_lines(document)
+    origins = list(provenance[:len(lines)])
+    origins += [_NO_ORIGIN] * (len(lines) - len(origins))
+    links: dict[str, Markup] = {}  # one url_for per skill and request
+    html, start = [], 0
+    for skill, run in groupby(origins, key=attrgetter("skill")):
+        run_origins = tuple(run)
+        end = start + len(run_origins)
+        href = None
+        if skill and link is not None:
+            href = links.get(skill)
+            if href is None:
+                href = links[skill] = escape(link(skill))
+        mine = d_tag is not None and skill == d_tag
+        key = (d_tag is not None, mine, href, run_origins, tuple(lines[start:end]))
+        rows = _runs.get(key)
+        if rows is None:
+            rows = _runs.put(key, _run_html(*key))
+        html.append(rows % tuple(range(start + 1, end + 1)))
+        start = end
+    return Markup("".join(html))
+
+
+def _run_html(marked: bool, mine: bool, href: Markup | None, origins: tuple[Origin, ...],
+              lines: tuple[Markup, ...]) -> str:
+    """The rows of one run, each with a `%d` where its line number goes."""
+    tr = (' class="mine"' if mine else ' class=""') if marked else ""
+    rows = []
+    for origin, code in zip(origins, lines, strict=True):
+        label = escape(origin.label)
+        if href is not None and origin.line:
+            data = _DATA.format(skill=escape(origin.skill), line=origin.line) if marked else ""
+            label = _LINK.format(href=href, line=origin.line, data=data, label=label)
+        rows.append(_ROW.format(tr=tr, origin=label.replace("%", "%%"),
+                                code=code.replace("%", "%%")))
+    return "".join(rows)
+
+
+class _RunCache:
+    """The HTML of the runs built last, up to `max_chars` characters of it in all."""
+
+    def __init__(self, max_chars: int = CACHE_CHARS) -> None:
+        self.max_chars = max_chars
+        self._rows: OrderedDict[tuple, str] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            rows = self._rows.get(key)
+            if rows is not None:
+                self._rows.move_to_end(key)
+            return rows
+
+    def put(self, key: tuple, rows: str) -> str:
+        with self._lock:
+            if len(rows) <= self.max_chars and key not in self._rows:
+                self._rows[key] = rows
+                self._chars += len(rows)
+                while self._chars > self.max_chars:
+                    _, old = self._rows.popitem(last=False)
+                    self._chars -= len(old)
+        return rows
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self._chars = 0
+
+
+_runs = _RunCache()
