@@ -29,6 +29,7 @@ from typing import Any
 import markdown
 import nh3
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
+from markdown.util import ETX, STX
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -180,19 +181,12 @@ def markdown_blocks(text: str) -> list[str]:
     (whose parser keeps state from one tag to the next, and whose unclosed tags reach the
     blocks after it) keep the text from the first of them to the end in one block.
     """
-    md = _converter()
-    # Normalized as Python-Markdown does first (line ends, tabs, blank lines with spaces),
-    # so the cuts are where its parser sees them; it appends two newlines, dropped here.
-    source = "\n".join(md.preprocessors["normalize_whitespace"].run(text.split("\n")))[:-2]
+    source = _normalized(text)
     if _REFERENCE.search(source):
         return [text]
-    fences = []
-    index = 0
-    while match := _FENCE.search(source, index):
-        if match.group("attrs") is not None:  # Python-Markdown may skip over these
-            return [text]
-        fences.append(match.span())
-        index = match.end()
+    fences = _fences(source)
+    if fences is None:
+        return [text]
     end = next((m.start() for m in _MARKUP.finditer(source) if not _inside(fences, m.start())),
                len(source))
     blocks, start = [], 0
@@ -203,6 +197,49 @@ def markdown_blocks(text: str) -> list[str]:
         start = gap.end()
     blocks.append(source[start:])
     return [block for block in blocks if block.strip()]
+
+
+# Python-Markdown's NormalizeWhitespace removes the spaces of a line of spaces with a
+# look-behind pattern, `(?<=\n) +\n`, which is slow to search; this finds the same lines.
+_SPACES_LINE = re.compile(r"\n +(?=\n)")
+
+
+def _normalized(text: str) -> str:
+    """`text` normalized as Python-Markdown's first preprocessor does (markers it uses
+    itself removed, line ends made newlines, tabs expanded, lines of spaces emptied), so
+    cuts are made where its parser sees them. The preprocessor, made for a list of lines,
+    takes several passes over a large text; this is the same in fewer."""
+    source = text.replace(STX, "").replace(ETX, "").replace("\r\n", "\n").replace("\r", "\n")
+    # The preprocessor appends two newlines (so a last line of spaces is emptied too);
+    # they are dropped again here.
+    source = (source + "\n\n").expandtabs(_converter().tab_length)
+    return _SPACES_LINE.sub("\n", source)[:-2]
+
+
+# Where a fenced block can open: at a line's start, three backticks or tildes.
+_FENCE_OPENER = re.compile(r"\n(?:```|~~~)")
+
+
+def _fences(source: str) -> list[tuple[int, int]] | None:
+    """The spans of the fenced blocks Python-Markdown finds in `source`, in order; None when
+    one has `{attrs}`, which it may skip over."""
+    openers = [m.start() + 1 for m in _FENCE_OPENER.finditer(source)]
+    if source.startswith(("```", "~~~")):
+        openers.insert(0, 0)
+    fences: list[tuple[int, int]] = []
+    index = 0
+    for start in openers:
+        # Every match starts at an opener, so the first one at or after `index` is the
+        # one `_FENCE.search(source, index)` finds, without the regex's slow scan of the
+        # text in between.
+        match = _FENCE.match(source, start) if start >= index else None
+        if match is None:
+            continue
+        if match.group("attrs") is not None:
+            return None
+        fences.append(match.span())
+        index = match.end()
+    return fences
 
 
 def _inside(spans: list[tuple[int, int]], position: int) -> bool:
@@ -245,7 +282,12 @@ def highlight_markdown_lines(text: str) -> list[Markup]:
 
 
 # Line breaks other than "\n" that str.splitlines or pygments count, and pygments' BOM.
-_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff]")
+_ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff"
+
+
+def _has_odd_breaks(text: str) -> bool:
+    # A search for each character is faster than one for a class of them.
+    return any(char in text for char in _ODD_BREAKS)
 # Pygments' MarkdownLexer: a fenced block opens on a line like these ...
 _LEXER_FENCE_OPENS = re.compile(r"\s*```(?:[\w\-]+(?:[^\S\n]+.*)?)?\Z")
 # ... unless the next line underlines it as a heading, and closes at the first line like this.
@@ -268,7 +310,7 @@ def source_blocks(text: str) -> list[str]:
     "#" alone taking the next line, and rules that take the blank lines before a list item,
     quote or fence along. Texts where this cannot be told line by line are one block.
     """
-    if not text or _ODD_BREAKS.search(text):
+    if not text or _has_odd_breaks(text):
         return [text] if text else []
     fences = _lexer_fences(text)
     if fences is None:

@@ -113,3 +113,35 @@ def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
     assert converted == ["### Typed just now\nA line"]
     # The source block runs on to the separator: a line starting with "-" may continue a token.
     assert highlighted == ["### Typed just now\nA line\n\n---\n\n"]
+
+
+def _search_fences(source: str) -> list[tuple[int, int]] | None:
+    """Fenced blocks found as Python-Markdown's pattern finds them: one search after another."""
+    fences, index = [], 0
+    while match := render._FENCE.search(source, index):
+        if match.group("attrs") is not None:
+            return None
+        fences.append(match.span())
+        index = match.end()
+    return fences
+
+
+_PIECES = ["a", " ", "  ", "\t", "\n", "\n\n", "\r", "\r\n", "\x02", "\x03", "```", "~~~", "````",
+           "``` {.x}", "```python", "~~~~", "`", "x = 1", "- item", "    code", "\u2028", "é",
+           "\n```\n", "\n~~~\n", "\n```python\n", "\n``` {.x}\n", "\n  \n", "\n\t\n"]
+
+
+def test_whitespace_and_fences_are_found_as_python_markdown_finds_them():
+    md = render._converter()
+    rng = random.Random(11)
+    for _ in range(3000):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(30)))
+        plain = "\n".join(md.preprocessors["normalize_whitespace"].run(text.split("\n")))[:-2]
+        assert render._normalized(text) == plain, repr(text)
+        assert render._fences(plain) == _search_fences(plain), repr(plain)
+
+
+def test_odd_line_breaks_are_all_seen():
+    for char in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff":
+        assert render.source_blocks(f"a\n\nb{char}c\n\nd") == [f"a\n\nb{char}c\n\nd"]
+    assert render.source_blocks("a\n\nb\n\nc") == ["a\n\n", "b\n\n", "c"]
