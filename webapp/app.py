@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, make_response, render_template, request
+from flask import Flask, Response, make_response, request, stream_template
 
 #: The project root: `templates/` and `static/` live beside the `webapp` package.
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +92,11 @@ def wants_fragment() -> bool:
 def page_or_fragment(page: str, fragment: str, status: int = 200, **context: Any) -> Response:
     """Render `fragment` for htmx requests and `page` (which includes it) otherwise."""
     template = fragment if wants_fragment() else page
-    response = make_response(render_template(template, **context), status)
+    # Each piece of the template is encoded alone: a large preview is megabytes of ASCII
+    # (the Source table) beside a few arrows and dashes, and joined into one string first
+    # it would be widened to two bytes a character and encoded character by character.
+    body = b"".join([piece.encode() for piece in stream_template(template, **context)])
+    response = make_response(body, status)
     response.vary.add("HX-Request")
     return response
 

@@ -145,3 +145,59 @@ def test_odd_line_breaks_are_all_seen():
     for char in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff":
         assert render.source_blocks(f"a\n\nb{char}c\n\nd") == [f"a\n\nb{char}c\n\nd"]
     assert render.source_blocks("a\n\nb\n\nc") == ["a\n\n", "b\n\n", "c"]
+
+
+def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monkeypatch):
+    from webapp.web import preview as preview_module
+
+    assembled: list[str] = []
+
+    def assemble(workspace, *args, **kwargs):
+        assembled.append(workspace.skills_by_tag["skill_15"].content.rsplit("\n", 1)[-1])
+        return preview_module_assemble(workspace, *args, **kwargs)
+
+    preview_module_assemble = preview_module.assemble
+    monkeypatch.setattr(preview_module, "assemble", assemble)
+    workspace = scale_workspace(30)
+    saved = workspace.skills_by_tag["skill_15"].content.rsplit("\n", 1)[-1]
+    first = build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
+    assembled.clear()
+    # A copy, as the store loads it again for each request.
+    again = dataclasses.replace(workspace, skills=tuple(dataclasses.replace(s) for s in workspace.skills))
+    second = build_preview(again, _typed(again, "skill_15", "A line"), Choice(), Models())
+    assert assembled == ["A line"]  # the draft only
+    assert second.saved is first.saved
+    assert second.document_diff.added == first.document_diff.added
+    # Another choice, or another saved workspace, is assembled afresh.
+    assembled.clear()
+    build_preview(again, _typed(again, "skill_15", "A line"), Choice(trigger="cron"), Models())
+    changed = dataclasses.replace(workspace, skills=(*workspace.skills[:15], _typed(
+        workspace, "skill_15", "saved"), *workspace.skills[16:]))
+    third = build_preview(changed, _typed(changed, "skill_15", "A line"), Choice(), Models())
+    assert assembled == [saved, "A line", "saved", "A line"]
+    assert third.saved.document == preview_module.run(changed, Choice()).document
+
+
+def test_the_saved_skill_previewed_is_assembled_afresh(monkeypatch):
+    """Its context is the one shown, and the log entry it shows carries the time of now."""
+    workspace = scale_workspace(3)
+    skill = workspace.skills_by_tag["skill_1"]
+    first = build_preview(workspace, skill, Choice(), Models())
+    second = build_preview(workspace, skill, Choice(), Models())
+    assert second.context is not first.context and second.saved is second.context
+    draft = build_preview(workspace, _typed(workspace, "skill_1", "x"), Choice(), Models())
+    assert draft.saved is second.context
+
+
+def test_a_page_is_the_template_rendered_and_encoded_whole(app, simon):
+    from flask import render_template
+
+    from webapp.app import page_or_fragment
+
+    big = "<b>" + "x" * 100_000 + "</b>"
+    with app.test_request_context():
+        for template in ("index.html", "_agents.html"):
+            agents = [{"name": "Ünïcode → ≈ " + big, "skills": 3}, {"name": "ascii", "skills": 1}]
+            response = page_or_fragment(template, template, agents=agents)
+            assert response.get_data() == render_template(template, agents=agents).encode()
+            assert response.headers["Content-Length"] == str(len(response.get_data()))

@@ -9,9 +9,10 @@ from html.parser import HTMLParser
 
 import pytest
 from flask import url_for
+from markupsafe import Markup
 
 from webapp.bench import scale_workspace
-from webapp.pipeline import Skill, Workspace, load_bundle
+from webapp.pipeline import Origin, Skill, Workspace, load_bundle
 from webapp.web import source_view
 from webapp.web.preview import Choice, build_preview, run, source_lines
 
@@ -40,7 +41,7 @@ AGENT_LOOP = """<table class="source highlight">
       </table>"""
 # How the templates put the Python-built rows in.
 TABLE = """<table class="source highlight">
-        {{ rows }}
+        {% for run in rows %}{{ run }}{% endfor %}
       </table>"""
 
 AGENT = "A&B <agent>"
@@ -60,7 +61,7 @@ def _tables(app, workspace: Workspace, choice: Choice, d_tag: str | None) -> tup
         env = app.jinja_env
         old = env.from_string(EDITOR_LOOP if d_tag is not None else AGENT_LOOP).render(
             source=source_lines(context, d_tag or ""), agent=AGENT, choice_args=CHOICE_ARGS)
-        rows = source_view.source_table(context.document, context.provenance, d_tag, _link)
+        rows = source_view.source_rows(context.document, context.provenance, d_tag, _link)
         return old, env.from_string(TABLE).render(rows=rows)
 
 
@@ -126,7 +127,7 @@ def test_nothing_from_the_document_gets_through_unescaped(app, d_tag):
     workspace = _hostile_workspace()
     context = run(workspace, Choice())
     with app.test_request_context():
-        rows = source_view.source_table(context.document, context.provenance, d_tag, _link)
+        rows = "".join(source_view.source_rows(context.document, context.provenance, d_tag, _link))
     parser = _Cells()
     parser.feed(f"<table>{rows}</table>")
     allowed = {"table": set(), "tr": {"class"} if d_tag else set(), "td": {"class"},
@@ -176,15 +177,31 @@ def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
             assert built == [{"skill_15"}]
             old = app.jinja_env.from_string(EDITOR_LOOP).render(
                 source=preview.source, agent=AGENT, choice_args=CHOICE_ARGS)
-            assert app.jinja_env.from_string(TABLE).render(rows=preview.source_table) == old
+            assert app.jinja_env.from_string(TABLE).render(rows=preview.source_rows) == old
 
 
-def test_the_run_cache_keeps_to_its_budget():
-    cache = source_view._RunCache(max_chars=10)
-    cache.put(("a",), "12345")
-    cache.put(("b",), "12345")
-    assert cache.get(("a",)) == "12345"  # now the newest
-    cache.put(("c",), "123")
-    assert cache.get(("b",)) is None and cache.get(("a",)) == "12345"
-    assert cache.put(("d",), "x" * 11) == "x" * 11  # too large to keep, still returned
-    assert cache.get(("d",)) is None
+def test_the_run_cache_keeps_to_its_budget(monkeypatch):
+    monkeypatch.setattr(source_view, "_run_html", lambda *key: key[4] * 5)
+    cache = source_view._RunCache(max_chars=20)
+
+    def key(text: str) -> tuple:
+        return (True, False, None, (), text)
+
+    assert cache.rows(key("a"), 0) == "aaaaa"
+    assert cache.rows(key("b"), 0) == "bbbbb"
+    assert len(cache._runs) == 2
+    cache.rows(key("a"), 0)  # now the newest
+    cache.rows(key("c"), 0)
+    assert list(cache._runs) == [key("a"), key("c")]
+    assert cache.rows(key("d" * 3), 0) == "d" * 15  # too large to keep, still returned
+    assert key("ddd") not in cache._runs
+
+
+def test_numbers_follow_the_run_where_it_is_shown():
+    cache = source_view._RunCache()
+    run = (True, False, None, (Origin("role"), Origin("title")), (Markup("a"), Markup("100%")))
+    first = cache.rows(run, 0)
+    assert '"num">1<' in first and '"num">2<' in first and "100%<" in first
+    assert cache.rows(run, 0) is first
+    moved = cache.rows(run, 40)
+    assert '"num">41<' in moved and '"num">42<' in moved and '"num">1<' not in moved

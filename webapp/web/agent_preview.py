@@ -34,7 +34,7 @@ from .preview import (
     request_bodies,
     run,
 )
-from .source_view import source_table
+from .source_view import source_rows
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
@@ -46,7 +46,7 @@ class AgentPreview:
     choice: Choice
     context: Context
     cards: list[MessageCard]
-    source_table: Markup  # the Source tab's rows (see `source_view`)
+    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
     bodies: list[RequestBody]
     problems: list[Diagnostic]
     total_tokens: TokenCount
@@ -146,7 +146,7 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
         choice=choice,
         context=context,
         cards=[message_card(m) for m in context.messages],
-        source_table=source_table(context.document, context.provenance, None, link),
+        source_rows=source_rows(context.document, context.provenance, None, link),
         bodies=request_bodies(context.messages, models()),
         problems=sorted(context.diagnostics, key=_problem_key),
         total_tokens=count_tokens(context.document),

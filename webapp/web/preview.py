@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -21,7 +22,7 @@ from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
-from .source_view import source_table
+from .source_view import source_rows
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -80,8 +81,13 @@ class RequestBody:
     name: str
     slug: str
     html: Markup
-    text: str
+    value: dict[str, Any]
     note: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The body as indented JSON (the tab shows `html`, the same text highlighted)."""
+        return json.dumps(self.value, indent=2, ensure_ascii=False)
 
 
 @dataclass
@@ -92,7 +98,7 @@ class Preview:
     context: Context
     saved: Context
     cards: list[MessageCard]
-    source_table: Markup  # the Source tab's rows (see `source_view`)
+    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
     document_diff: Diff
     messages_diff: Diff
     bodies: list[RequestBody]
@@ -107,7 +113,7 @@ class Preview:
 
     @property
     def source(self) -> list[SourceLine]:
-        """The Source tab's lines as records; the tab itself shows `source_table`."""
+        """The Source tab's lines as records; the tab itself shows `source_rows`."""
         return source_lines(self.context, self.d_tag)
 
 
@@ -139,6 +145,36 @@ def run(workspace: Workspace, choice: Choice) -> Context:
                     trigger=choice.trigger, message=choice.message)
 
 
+# The saved assemblies of the last few workspaces and choices, newest last. While an
+# author types, the saved skills stay the same and so does their assembly, which the
+# diffs compare the draft's with. (The workspace holds dicts, so it is no dict key.)
+_SAVED: list[tuple[Workspace, Choice, Context]] = []
+_SAVED_SIZE = 8
+_saved_lock = threading.Lock()
+
+
+def run_saved(workspace: Workspace, choice: Choice) -> Context:
+    """`run(workspace, choice)`, remembered for the last few saved workspaces.
+
+    Assembling is deterministic but for the time in `log_entry`, which is not shown
+    for the saved context: the preview shows the draft's.
+    """
+    with _saved_lock:
+        for saved_workspace, saved_choice, context in reversed(_SAVED):
+            if saved_choice == choice and saved_workspace == workspace:
+                return context
+    context = run(workspace, choice)
+    _remember_saved(workspace, choice, context)
+    return context
+
+
+def _remember_saved(workspace: Workspace, choice: Choice, context: Context) -> None:
+    with _saved_lock:
+        _SAVED[:] = [entry for entry in _SAVED
+                     if entry[1] != choice or entry[0] != workspace][-(_SAVED_SIZE - 1):]
+        _SAVED.append((workspace, choice, context))
+
+
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
                   models: Models = Models(), link: Callable[[str], str] | None = None
                   ) -> Preview:
@@ -147,16 +183,19 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
     (without it, they do not link).
     """
-    saved = run(workspace, choice)
-    saved_skill = workspace.skills_by_tag.get(draft.d_tag)
-    context = saved if saved_skill == draft else run(with_draft(workspace, draft), choice)
+    if workspace.skills_by_tag.get(draft.d_tag) == draft:
+        saved = context = run(workspace, choice)
+        _remember_saved(workspace, choice, saved)
+    else:
+        saved = run_saved(workspace, choice)
+        context = run(with_draft(workspace, draft), choice)
     cards = [message_card(m) for m in context.messages]
     return Preview(
         d_tag=draft.d_tag,
         context=context,
         saved=saved,
         cards=cards,
-        source_table=source_table(context.document, context.provenance, draft.d_tag, link),
+        source_rows=source_rows(context.document, context.provenance, draft.d_tag, link),
         document_diff=diff_lines(saved.document, context.document),
         messages_diff=diff_lines(_messages_text(saved.messages), _messages_text(context.messages)),
         bodies=request_bodies(context.messages, models),
@@ -217,8 +256,7 @@ def request_bodies(messages: list[dict[str, str]], models: Models) -> list[Reque
 
 
 def _body(name: str, slug: str, value: dict[str, Any], note: str | None = None) -> RequestBody:
-    return RequestBody(name, slug, highlight_json(value),
-                       json.dumps(value, indent=2, ensure_ascii=False), note)
+    return RequestBody(name, slug, highlight_json(value), value, note)
 
 
 def stage_views(context: Context, d_tag: str) -> list[StageView]:

@@ -27,8 +27,8 @@ from markupsafe import Markup, escape
 from webapp.pipeline import Origin
 from webapp.render import CACHE_CHARS, highlight_markdown_lines
 
-# The rows as the template wrote them, whitespace included. The line number is left as a
-# `%d` and filled in for each request, so lines added above a run shift its numbers
+# A row as the template loop wrote it, whitespace included. The line number is left as a
+# `%d`, filled in where the run is shown, so lines added above a run shift its numbers
 # without building it again; a `%` anywhere else is doubled (see `_run_html`).
 _ROW = ('\n          <tr{tr}>\n            <td class="origin">{origin}</td>\n'
         '            <td class="num">%d</td>\n            <td class="code">{code}</td>\n'
@@ -41,20 +41,21 @@ _DATA = ' data-skill="{skill}" data-line="{line}"'
 _NO_ORIGIN = Origin("")
 
 
-def source_table(document: str, provenance: Sequence[Origin], d_tag: str | None,
-                 link: Callable[[str], str] | None) -> Markup:
-    """The rows of the Source table for `document`, whose lines came from `provenance`.
+def source_rows(document: str, provenance: Sequence[Origin], d_tag: str | None,
+                link: Callable[[str], str] | None) -> list[Markup]:
+    """The rows of the Source table for `document`, whose lines came from `provenance`,
+    a run of lines at a time (a template writes them one after another).
 
     `link(skill)` is the URL of a skill's editor; a line written in a skill links to its
-    line there (without `link`, nothing links). With a `d_tag` (the editor), the rows of that skill are marked `mine`
-    and every link carries `data-skill` and `data-line` for `app.js`; with None (the
-    agent preview), rows and links are plain.
+    line there (without `link`, nothing links). With a `d_tag` (the editor), the rows of
+    that skill are marked `mine` and every link carries `data-skill` and `data-line` for
+    `app.js`; with None (the agent preview), rows and links are plain.
     """
     lines = highlight_markdown_lines(document)
     origins = list(provenance[:len(lines)])
     origins += [_NO_ORIGIN] * (len(lines) - len(origins))
     links: dict[str, Markup] = {}  # one url_for per skill and request
-    html, start = [], 0
+    runs, start = [], 0
     for skill, run in groupby(origins, key=attrgetter("skill")):
         run_origins = tuple(run)
         end = start + len(run_origins)
@@ -64,13 +65,10 @@ def source_table(document: str, provenance: Sequence[Origin], d_tag: str | None,
             if href is None:
                 href = links[skill] = escape(link(skill))
         mine = d_tag is not None and skill == d_tag
-        key = (d_tag is not None, mine, href, run_origins, tuple(lines[start:end]))
-        rows = _runs.get(key)
-        if rows is None:
-            rows = _runs.put(key, _run_html(*key))
-        html.append(rows % tuple(range(start + 1, end + 1)))
+        runs.append(_runs.rows((d_tag is not None, mine, href, run_origins,
+                                tuple(lines[start:end])), start))
         start = end
-    return Markup("".join(html))
+    return runs
 
 
 def _run_html(marked: bool, mine: bool, href: Markup | None, origins: tuple[Origin, ...],
@@ -89,34 +87,47 @@ def _run_html(marked: bool, mine: bool, href: Markup | None, origins: tuple[Orig
 
 
 class _RunCache:
-    """The HTML of the runs built last, up to `max_chars` characters of it in all."""
+    """The rows of the runs built last, up to `max_chars` characters in all.
+
+    Each run is kept with its line numbers left out, and as numbered where it was shown
+    last, which is where the next keystroke shows it too unless lines were added above.
+    """
 
     def __init__(self, max_chars: int = CACHE_CHARS) -> None:
         self.max_chars = max_chars
-        self._rows: OrderedDict[tuple, str] = OrderedDict()
+        # key -> [rows with `%d` for the numbers, (first line, numbered rows) or None]
+        self._runs: OrderedDict[tuple, list] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> str | None:
+    def rows(self, key: tuple, start: int) -> Markup:
+        """The rows of the run `key` (the arguments of `_run_html`), numbered from `start + 1`."""
         with self._lock:
-            rows = self._rows.get(key)
-            if rows is not None:
-                self._rows.move_to_end(key)
-            return rows
+            entry = self._runs.get(key)
+            if entry is not None:
+                self._runs.move_to_end(key)
+        if entry is None:
+            entry = [_run_html(*key), None]
+            self._add(key, entry)
+        numbered = entry[1]
+        if numbered is None or numbered[0] != start:
+            numbers = tuple(range(start + 1, start + len(key[3]) + 1))
+            numbered = entry[1] = (start, Markup(entry[0] % numbers))
+        return numbered[1]
 
-    def put(self, key: tuple, rows: str) -> str:
+    def _add(self, key: tuple, entry: list) -> None:
+        chars = 2 * len(entry[0])  # with the numbered copy
         with self._lock:
-            if len(rows) <= self.max_chars and key not in self._rows:
-                self._rows[key] = rows
-                self._chars += len(rows)
+            if chars <= self.max_chars and key not in self._runs:
+                self._runs[key] = entry
+                self._chars += chars
                 while self._chars > self.max_chars:
-                    _, old = self._rows.popitem(last=False)
-                    self._chars -= len(old)
-        return rows
+                    _, old = self._runs.popitem(last=False)
+                    self._chars -= 2 * len(old[0])
 
     def clear(self) -> None:
         with self._lock:
-            self._rows.clear()
+            self._runs.clear()
             self._chars = 0
 
 
