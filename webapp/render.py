@@ -288,6 +288,8 @@ _ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff"
 def _has_odd_breaks(text: str) -> bool:
     # A search for each character is faster than one for a class of them.
     return any(char in text for char in _ODD_BREAKS)
+
+
 # Pygments' MarkdownLexer: a fenced block opens on a line like these ...
 _LEXER_FENCE_OPENS = re.compile(r"\s*```(?:[\w\-]+(?:[^\S\n]+.*)?)?\Z")
 # ... unless the next line underlines it as a heading, and closes at the first line like this.
