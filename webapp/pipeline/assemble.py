@@ -163,7 +163,7 @@ class _Run:
         self.overrides = overrides
         self.diagnostics: list[Diagnostic] = []
         self.resolver = Resolver(workspace, scenario, message)
-        self.records: list[tuple[str, str, list[Line], list[Block], list[Block]]] = []
+        self.records: list[SkillTrace] = []
 
     def diag(self, severity: str, code: str, message: str, origin: Origin | None = None) -> None:
         skill = origin.skill if origin else None
@@ -385,18 +385,22 @@ class _Run:
         bumped = [self.bump(block) for block in resolved]
         if parsed.template_text is not None:
             bumped.extend(self.sections(skill.d_tag, parsed))
-        self.records.append((skill.d_tag, content, expanded, resolved, bumped))
+        self.records.append(_skill_trace(skill.d_tag, content, expanded, resolved, bumped))
         return [Piece.of(block) for block in bumped]
 
-    def trace(self) -> list[SkillTrace]:
-        def show(blocks: list[Block]) -> str:
-            return "\n".join(f"{b.role}:\n" + "\n".join(t for t, _ in b.lines) for b in blocks)
-        return [SkillTrace(d_tag, (
-            Stage("raw", content),
-            Stage("references expanded", "\n".join(t for t, _ in expanded)),
-            Stage("variables resolved", show(resolved)),
-            Stage("headings bumped", show(bumped)),
-        )) for d_tag, content, expanded, resolved, bumped in self.records]
+
+def _skill_trace(d_tag: str, content: str, expanded: list[Line], resolved: list[Block],
+                 bumped: list[Block]) -> SkillTrace:
+    """The stage texts of one skill, made when the skill is run (a few joins) so that a
+    memoised skill carries its trace and no live line lists are kept."""
+    def show(blocks: list[Block]) -> str:
+        return "\n".join(f"{b.role}:\n" + "\n".join(t for t, _ in b.lines) for b in blocks)
+    return SkillTrace(d_tag, (
+        Stage("raw", content),
+        Stage("references expanded", "\n".join(t for t, _ in expanded)),
+        Stage("variables resolved", show(resolved)),
+        Stage("headings bumped", show(bumped)),
+    ))
 
 
 _SAME_SKILL = (SEPARATOR,)
@@ -528,7 +532,7 @@ def assemble(
         log_entry="",
         scenario=chosen.name or None,
         trigger=trigger,
-        _trace_builder=run.trace,
+        _trace_builder=run.records.copy,
     )
     context.log_entry = format_log_entry(document, agent=workspace.agent.name, scenario=context.scenario,
                                          trigger=trigger, counts=context.counts())

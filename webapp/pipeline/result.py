@@ -70,16 +70,14 @@ class Message:
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class Stage:
+class Stage(NamedTuple):
     """One step of a skill's stage trace: its name and the text after it."""
 
     name: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class SkillTrace:
+class SkillTrace(NamedTuple):
     """How one skill's text changed through the stages of assembly."""
 
     d_tag: str
