@@ -8,8 +8,7 @@ A name that matches nothing resolves to empty text and an `unknown-variable` war
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
 from .workspace import BUILTIN_ALIASES, BUILTIN_TOOLS, Scenario, Variable, Workspace
@@ -37,16 +36,18 @@ def format_tool_list(value: Any, options: FormatOptions) -> str:
     return "\n".join(lines)
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     severity: str
     code: str
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
-    """The text a name resolves to, what kind of source gave it, and what went wrong."""
+class Resolved(NamedTuple):
+    """The text a name resolves to, what kind of source gave it, and what went wrong.
+
+    A named tuple: memo keys hold one per name a skill uses, and tuples hash and
+    compare in C.
+    """
 
     text: str
     kind: str  # "variable" or "tool"
