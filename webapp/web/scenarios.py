@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, url_for
+from flask import Blueprint, Response, url_for
 
 from webapp import store
 from webapp.app import page_or_fragment
@@ -26,12 +26,14 @@ from .workspace import (
     FieldError,
     call_binding,
     check_item,
+    done,
     json_field,
     load_workspace,
     optional_text,
+    original_name,
     replace_in,
-    store_errors,
     text_field,
+    write_form,
 )
 
 bp = Blueprint("scenarios", __name__)
@@ -76,9 +78,7 @@ def check(agent: str) -> Response:
     """Check the submitted scenario and show what its history and event become; no save."""
     data, from_form = request_data()
     workspace = load_workspace(agent)
-    original = text_field(data, "original") or None
-    if original is not None:
-        store.get_scenario(get_session(), agent, original)
+    original = original_name(data, agent, store.get_scenario)
     form = parse_scenario_form(data, workspace, original, from_form=from_form)
     return scenarios_response(agent, workspace, original, form,
                               fragment="_scenario_check.html")
@@ -90,35 +90,23 @@ def create(agent: str) -> Response:
     data, from_form = request_data()
     workspace = load_workspace(agent)
     form = parse_scenario_form(data, workspace, None, from_form=from_form)
-    if not form.errors:
-        fields = form.store_fields()
-        try:
-            store.create_scenario(get_session(), agent, fields.pop("name"), **fields)
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    if form.errors:
+    if not write_form(form, store.create_scenario, agent, **form.store_fields()):
         return scenarios_response(agent, workspace, None, form)
-    flash(f"Created the scenario {form.scenario.name}.")
-    return redirect(url_for("scenarios.edit", agent=agent, name=form.scenario.name), 303)
+    return done(f"Created the scenario {form.scenario.name}.",
+                url_for("scenarios.edit", agent=agent, name=form.scenario.name))
 
 
 @bp.post("/agents/<agent>/scenarios/<path:name>")
 def update(agent: str, name: str) -> Response:
     """Save a scenario (a new name renames it)."""
-    session = get_session()
-    store.get_scenario(session, agent, name)
+    store.get_scenario(get_session(), agent, name)
     data, from_form = request_data()
     workspace = load_workspace(agent)
     form = parse_scenario_form(data, workspace, name, from_form=from_form)
-    if not form.errors:
-        try:
-            store.update_scenario(session, agent, name, **form.store_fields())
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    if form.errors:
+    if not write_form(form, store.update_scenario, agent, name, **form.store_fields()):
         return scenarios_response(agent, workspace, name, form)
-    flash(f"Saved the scenario {form.scenario.name}.")
-    return redirect(url_for("scenarios.edit", agent=agent, name=form.scenario.name), 303)
+    return done(f"Saved the scenario {form.scenario.name}.",
+                url_for("scenarios.edit", agent=agent, name=form.scenario.name))
 
 
 @bp.get("/agents/<agent>/scenarios/<path:name>/delete")
@@ -133,8 +121,7 @@ def confirm_delete(agent: str, name: str) -> Response:
 def delete(agent: str, name: str) -> Response:
     """Delete the scenario (its context-log entries stay)."""
     store.delete_scenario(get_session(), agent, name)
-    flash(f"Deleted the scenario {name}.")
-    return redirect(url_for("scenarios.index", agent=agent), 303)
+    return done(f"Deleted the scenario {name}.", url_for("scenarios.index", agent=agent))
 
 
 # -- helpers

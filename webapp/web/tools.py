@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, url_for
+from flask import Blueprint, Response, url_for
 
 from webapp import store
 from webapp.app import page_or_fragment
@@ -27,15 +27,17 @@ from .workspace import (
     Use,
     call_binding,
     check_item,
+    done,
     json_field,
     load_workspace,
+    original_name,
     rename_in_skills,
     rename_message,
     replace_in,
     scenario_for,
-    store_errors,
     text_field,
     tool_uses,
+    write_form,
 )
 
 bp = Blueprint("tools", __name__)
@@ -90,9 +92,7 @@ def preview(agent: str) -> Response:
     """Check the submitted tool and preview it; nothing is saved."""
     data, from_form = request_data()
     workspace = load_workspace(agent)
-    original = text_field(data, "original") or None
-    if original is not None:
-        store.get_tool(get_session(), agent, original)
+    original = original_name(data, agent, store.get_tool)
     form = parse_tool_form(data, workspace, original, from_form=from_form)
     return tools_response(agent, workspace, original, form, fragment="_tool_preview.html")
 
@@ -103,16 +103,10 @@ def create(agent: str) -> Response:
     data, from_form = request_data()
     workspace = load_workspace(agent)
     form = parse_tool_form(data, workspace, None, from_form=from_form)
-    if not form.errors:
-        fields = form.store_fields()
-        try:
-            store.create_tool(get_session(), agent, fields.pop("name"), **fields)
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    if form.errors:
+    if not write_form(form, store.create_tool, agent, **form.store_fields()):
         return tools_response(agent, workspace, None, form)
-    flash(f"Created the tool {form.tool.name}.")
-    return redirect(url_for("tools.edit", agent=agent, name=form.tool.name), 303)
+    return done(f"Created the tool {form.tool.name}.",
+                url_for("tools.edit", agent=agent, name=form.tool.name))
 
 
 @bp.post("/agents/<agent>/tools/<path:name>")
@@ -123,12 +117,7 @@ def update(agent: str, name: str) -> Response:
     data, from_form = request_data()
     workspace = load_workspace(agent)
     form = parse_tool_form(data, workspace, name, from_form=from_form)
-    if not form.errors:
-        try:
-            store.update_tool(session, agent, name, **form.store_fields())
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    if form.errors:
+    if not write_form(form, store.update_tool, agent, name, **form.store_fields()):
         return tools_response(agent, workspace, name, form)
     new = form.tool.name
     message = f"Saved the tool {new}."
@@ -139,8 +128,7 @@ def update(agent: str, name: str) -> Response:
         skills, skipped = rename_in_skills(agent, workspace, name, new, tool=True)
         moved = [f"binding {b}" for b in bindings] + [f"skill {s}" for s in skills]
         message += rename_message(moved, skipped, new)
-    flash(message)
-    return redirect(url_for("tools.edit", agent=agent, name=new), 303)
+    return done(message, url_for("tools.edit", agent=agent, name=new))
 
 
 @bp.get("/agents/<agent>/tools/<path:name>/delete")
@@ -156,8 +144,7 @@ def confirm_delete(agent: str, name: str) -> Response:
 def delete(agent: str, name: str) -> Response:
     """Delete the tool (bindings that call it then report `missing-tool`)."""
     store.delete_tool(get_session(), agent, name)
-    flash(f"Deleted the tool {name}.")
-    return redirect(url_for("tools.index", agent=agent), 303)
+    return done(f"Deleted the tool {name}.", url_for("tools.index", agent=agent))
 
 
 # -- helpers

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, request, url_for
+from flask import Blueprint, Response, request, url_for
 
 from webapp import store
 from webapp.app import page_or_fragment
@@ -30,17 +30,19 @@ from .workspace import (
     Use,
     call_binding,
     check_item,
+    done,
     json_field,
     load_workspace,
     optional_text,
+    original_name,
     rename_in_skills,
     rename_message,
     replace_in,
     scenario_for,
-    store_errors,
     text_field,
     unknown_variables,
     variable_uses,
+    write_form,
 )
 
 bp = Blueprint("variables", __name__)
@@ -102,9 +104,7 @@ def preview(agent: str) -> Response:
     """The submitted row's output for the scenario; nothing is saved."""
     data, from_form = request_data()
     workspace = load_workspace(agent)
-    original = text_field(data, "original") or None
-    if original is not None:
-        store.get_variable(get_session(), agent, original)
+    original = original_name(data, agent, store.get_variable)
     scenario = scenario_for(workspace, optional_text(data, "scenario"))
     form = parse_variable_form(data, workspace, original, from_form=from_form)
     return variables_response(agent, workspace, scenario, draft=(original, form),
@@ -118,41 +118,28 @@ def create(agent: str) -> Response:
     workspace = load_workspace(agent)
     scenario = scenario_for(workspace, optional_text(data, "scenario"))
     form = parse_variable_form(data, workspace, None, from_form=from_form)
-    if not form.errors:
-        fields = form.store_fields()
-        try:
-            store.create_variable(get_session(), agent, fields.pop("name"), **fields)
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    if form.errors:
+    if not write_form(form, store.create_variable, agent, **form.store_fields()):
         return variables_response(agent, workspace, scenario, draft=(None, form))
-    flash(f"Created the binding {form.variable.name}.")
-    return back_to_row(agent, workspace, scenario, form.variable.name)
+    return done(f"Created the binding {form.variable.name}.",
+                row_url(agent, workspace, scenario, form.variable.name))
 
 
 @bp.post("/agents/<agent>/variables/<path:name>")
 def update(agent: str, name: str) -> Response:
     """Save a binding; a new name is also written into the skills that use it."""
-    session = get_session()
-    store.get_variable(session, agent, name)
+    store.get_variable(get_session(), agent, name)
     data, from_form = request_data()
     workspace = load_workspace(agent)
     scenario = scenario_for(workspace, optional_text(data, "scenario"))
     form = parse_variable_form(data, workspace, name, from_form=from_form)
-    if not form.errors:
-        try:
-            store.update_variable(session, agent, name, **form.store_fields())
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    if form.errors:
+    if not write_form(form, store.update_variable, agent, name, **form.store_fields()):
         return variables_response(agent, workspace, scenario, draft=(name, form), focus=name)
     new = form.variable.name
     message = f"Saved the binding {new}."
     if new != name:
         skills, skipped = rename_in_skills(agent, workspace, name, new, tool=False)
         message += rename_message([f"skill {s}" for s in skills], skipped, new)
-    flash(message)
-    return back_to_row(agent, workspace, scenario, new)
+    return done(message, row_url(agent, workspace, scenario, new))
 
 
 @bp.get("/agents/<agent>/variables/<path:name>/delete")
@@ -168,16 +155,16 @@ def confirm_delete(agent: str, name: str) -> Response:
 def delete(agent: str, name: str) -> Response:
     """Delete the binding (skills that use it then get `unknown-variable`)."""
     store.delete_variable(get_session(), agent, name)
-    flash(f"Deleted the binding {name}.")
-    return redirect(url_for("variables.index", agent=agent), 303)
+    return done(f"Deleted the binding {name}.", url_for("variables.index", agent=agent))
 
 
 # -- helpers
 
 
-def back_to_row(agent: str, workspace: Workspace, scenario: Scenario, name: str) -> Response:
+def row_url(agent: str, workspace: Workspace, scenario: Scenario, name: str) -> str:
+    """The table's URL for `scenario`, scrolled to the binding's row."""
     args = scenario_args(workspace, scenario)
-    return redirect(url_for("variables.index", agent=agent, **args) + f"#variable-{name}", 303)
+    return url_for("variables.index", agent=agent, **args) + f"#variable-{name}"
 
 
 def scenario_args(workspace: Workspace, scenario: Scenario) -> dict[str, str]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import abort
+from flask import Response, abort, flash, redirect
 
 from webapp import store
 from webapp.db import get_session
@@ -124,6 +124,33 @@ def check_item(section: str, item: dict[str, Any], errors: Errors) -> None:
 def store_errors(exc: store.ValidationError) -> Errors:
     """A store `ValidationError` (also `AlreadyExists`) as field errors."""
     return {field: FieldError(message) for field, message in exc.errors.items()}
+
+
+def original_name(data: Mapping[str, Any], agent: str, get: Callable[..., Any]) -> str | None:
+    """The saved name a submitted draft edits (None for a new item); `get` (the store's
+    `get_tool`, ...) makes a name that is gone a 404."""
+    original = text_field(data, "original") or None
+    if original is not None:
+        get(get_session(), agent, original)
+    return original
+
+
+def write_form(form: Any, write: Callable[..., Any], agent: str, *args: Any,
+               **fields: Any) -> bool:
+    """Call the store's `write(session, agent, *args, **fields)` unless `form` has errors
+    already; a `store.ValidationError` becomes field errors. True when it was written."""
+    if not form.errors:
+        try:
+            write(get_session(), agent, *args, **fields)
+        except store.ValidationError as exc:
+            form.errors.update(store_errors(exc))
+    return not form.errors
+
+
+def done(message: str, url: str) -> Response:
+    """Flash `message` and send the browser to `url` with a 303, so a reload does not post."""
+    flash(message)
+    return redirect(url, 303)
 
 
 def load_workspace(agent: str) -> Workspace:
