@@ -1,7 +1,9 @@
-"""Fixtures for the web tests: the demo agent in the test database, a CSRF token, htmx headers.
+"""Fixtures for the web tests: the demo agents in the test database, a CSRF token, htmx
+headers, and what a response is (a whole page or an htmx fragment).
 
 The shared `app` and `client` fixtures (tests/conftest.py) give an app on an empty,
-migrated database; these add the Simon demo agent and helpers to post as a browser would.
+migrated database; these add the Simon and Relay Watch demo agents and helpers to post as
+a browser would.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from webapp import db, store
 from webapp.pipeline import load_bundle
 
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
+RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
 TOKEN = "test-csrf-token"
 HTMX = {"HX-Request": "true"}
 
@@ -28,6 +31,30 @@ def simon(app) -> str:
     with app.app_context():
         store.import_bundle(db.get_session(), load_bundle(SIMON))
     return "Simon"
+
+
+@pytest.fixture
+def relay_watch(app) -> str:
+    """The Relay Watch demo agent (two scenarios with different triggers, template sections,
+    results by args, a `{{admin_note}}` typo, an unused binding); returns its name."""
+    with app.app_context():
+        store.import_bundle(db.get_session(), load_bundle(RELAY_WATCH))
+    return "Relay Watch"
+
+
+def is_page(response) -> bool:
+    """Whether the response is a whole page rather than an htmx fragment."""
+    return response.data.lstrip().lower().startswith(b"<!doctype html>")
+
+
+def starts_with(response, root: bytes) -> bool:
+    """Whether the response's markup begins with `root`."""
+    return response.data.lstrip().startswith(root)
+
+
+def fragment_root(response) -> bytes:
+    """The start of a fragment: its root element's opening tag."""
+    return response.data.lstrip()[:80]
 
 
 @pytest.fixture

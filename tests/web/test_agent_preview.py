@@ -3,37 +3,16 @@ of two scenarios or two triggers."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import webapp
 from webapp import db, store
-from webapp.pipeline import load_bundle
 
-from .conftest import HTMX, executable_markup
+from .conftest import HTMX, executable_markup, is_page, starts_with
 from .test_security import mallory  # noqa: F401 (a fixture)
 
 PREVIEW = "/agents/Simon/preview"
 COMPARE = "/agents/Simon/preview/compare"
 RELAY = "/agents/Relay%20Watch/preview"
-
-
-def is_page(response) -> bool:
-    return response.data.lstrip().lower().startswith(b"<!doctype html>")
-
-
-def starts_with(response, root: bytes) -> bool:
-    return response.data.lstrip().startswith(root)
-
-
-@pytest.fixture
-def relay_watch(app) -> str:
-    """The Relay Watch demo agent: two scenarios with different triggers."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), load_bundle(
-            Path(webapp.__file__).parent / "demo" / "relay_watch.json"))
-    return "Relay Watch"
 
 
 # -- the preview

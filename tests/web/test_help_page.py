@@ -8,8 +8,7 @@ import pytest
 
 from webapp.web import help as help_page
 
-from .conftest import HTMX, executable_markup
-from .test_pages import fragment_root, is_page
+from .conftest import HTMX, executable_markup, fragment_root, is_page
 
 
 def test_help_page_renders_the_authors_guide(client):

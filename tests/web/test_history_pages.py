@@ -8,8 +8,7 @@ from markupsafe import escape
 from webapp import db, store
 from webapp.pipeline import load_bundle
 
-from .conftest import HTMX, executable_markup
-from .test_pages import fragment_root, is_page
+from .conftest import HTMX, executable_markup, fragment_root, is_page
 from .test_security import CORPUS, EVIL_TAG, xss_bundle
 
 EDITOR = "/agents/Simon/skills/chat"

@@ -7,8 +7,7 @@ import pytest
 from webapp import db, store
 from webapp.pipeline import Context, Diagnostic, assemble, load_bundle
 
-from .conftest import HTMX, executable_markup
-from .test_pages import fragment_root, is_page
+from .conftest import HTMX, executable_markup, fragment_root, is_page
 from .test_security import CORPUS, xss_bundle
 
 LOG = "/agents/Simon/log"

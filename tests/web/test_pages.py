@@ -6,18 +6,9 @@ import pytest
 
 from webapp import db, store
 
-from .conftest import HTMX
+from .conftest import HTMX, fragment_root, is_page
 
 EDITOR = "/agents/Simon/skills/chat"
-
-
-def is_page(response) -> bool:
-    return response.data.lstrip().lower().startswith(b"<!doctype html>")
-
-
-def fragment_root(response) -> bytes:
-    """The start of a fragment: its root element's opening tag."""
-    return response.data.lstrip()[:80]
 
 
 def test_index_page_and_fragment(client, simon):

@@ -9,7 +9,7 @@ import pytest
 
 from webapp import db, store
 
-from .conftest import HTMX, executable_markup
+from .conftest import HTMX, executable_markup, is_page, starts_with
 from .test_security import CORPUS, XSS
 
 SCENARIOS = "/agents/Simon/scenarios"
@@ -17,14 +17,6 @@ MENTIONS = f"{SCENARIOS}/admin%20asks%20about%20mentions"
 CHECK = "/agents/Simon/scenario-check"
 HISTORY = [{"role": "user", "content": "Hello", "created_at": 1},
            {"role": "assistant", "content": "Hi, admin.", "created_at": 2}]
-
-
-def is_page(response) -> bool:
-    return response.data.lstrip().lower().startswith(b"<!doctype html>")
-
-
-def starts_with(response, root: bytes) -> bool:
-    return response.data.lstrip().startswith(root)
 
 
 @pytest.fixture

@@ -7,23 +7,13 @@ import json
 import pytest
 
 from webapp import db, store
-from webapp.pipeline import load_bundle
 
-from .conftest import HTMX, executable_markup
+from .conftest import HTMX, executable_markup, is_page, starts_with
 from .test_security import CORPUS, XSS
 
 TOOLS = "/agents/Simon/tools"
 IDENTITY = f"{TOOLS}/agent_identity"
 PREVIEW = "/agents/Simon/tool-preview"
-RELAY_WATCH = "webapp/demo/relay_watch.json"
-
-
-def is_page(response) -> bool:
-    return response.data.lstrip().lower().startswith(b"<!doctype html>")
-
-
-def starts_with(response, root: bytes) -> bool:
-    return response.data.lstrip().startswith(root)
 
 
 @pytest.fixture
@@ -35,19 +25,6 @@ def tool(app):
             return store.get_tool(db.get_session(), agent, name)
 
     return read
-
-
-@pytest.fixture
-def relay_watch(app) -> str:
-    """The Relay Watch demo agent (template sections, results by args); returns its name."""
-    from pathlib import Path
-
-    import webapp
-
-    with app.app_context():
-        store.import_bundle(db.get_session(),
-                            load_bundle(Path(webapp.__file__).parent / "demo" / "relay_watch.json"))
-    return "Relay Watch"
 
 
 def tool_form(csrf: str, **fields) -> dict:

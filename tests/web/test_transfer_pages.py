@@ -12,8 +12,7 @@ import pytest
 from webapp import db, store
 from webapp.pipeline import Skill, dump_bundle
 
-from .conftest import HTMX, SIMON, executable_markup
-from .test_pages import fragment_root, is_page
+from .conftest import HTMX, SIMON, executable_markup, fragment_root, is_page
 from .test_security import xss_bundle
 
 BUNDLE = json.loads(SIMON.read_text(encoding="utf-8"))

@@ -4,37 +4,17 @@ unused bindings, and every way a binding can be refused."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-import webapp
 from webapp import db, store
-from webapp.pipeline import load_bundle
 
-from .conftest import HTMX, executable_markup
+from .conftest import HTMX, executable_markup, is_page, starts_with
 from .test_security import CORPUS, XSS
 
 VARIABLES = "/agents/Simon/variables"
 PREVIEW = "/agents/Simon/variable-preview"
 RELAY = "/agents/Relay%20Watch/variables"
-
-
-def is_page(response) -> bool:
-    return response.data.lstrip().lower().startswith(b"<!doctype html>")
-
-
-def starts_with(response, root: bytes) -> bool:
-    return response.data.lstrip().startswith(root)
-
-
-@pytest.fixture
-def relay_watch(app) -> str:
-    """The Relay Watch demo agent: a `{{admin_note}}` typo and an unused binding."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), load_bundle(
-            Path(webapp.__file__).parent / "demo" / "relay_watch.json"))
-    return "Relay Watch"
 
 
 @pytest.fixture
