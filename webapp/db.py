@@ -174,43 +174,37 @@ def upgrade(engine_or_url: Engine | str | URL, revision: str = "head") -> None:
     """Upgrade the database to `revision` (the newest by default)."""
     from alembic import command
 
-    engine = _as_engine(engine_or_url)
-    try:
-        with _migration_lock(engine):
-            command.upgrade(alembic_config(engine), revision)
-    finally:
-        if engine is not engine_or_url:
-            engine.dispose()
+    with _engine(engine_or_url) as engine, _migration_lock(engine):
+        command.upgrade(alembic_config(engine), revision)
 
 
 def downgrade(engine_or_url: Engine | str | URL, revision: str = "base") -> None:
     """Downgrade the database to `revision` (an empty database by default)."""
     from alembic import command
 
-    engine = _as_engine(engine_or_url)
-    try:
-        with _migration_lock(engine):
-            command.downgrade(alembic_config(engine), revision)
-    finally:
-        if engine is not engine_or_url:
-            engine.dispose()
+    with _engine(engine_or_url) as engine, _migration_lock(engine):
+        command.downgrade(alembic_config(engine), revision)
 
 
 def current_revision(engine_or_url: Engine | str | URL) -> str | None:
     """The migration the database is at, or None for an empty database."""
     from alembic.migration import MigrationContext
 
-    engine = _as_engine(engine_or_url)
+    with _engine(engine_or_url) as engine, engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+@contextlib.contextmanager
+def _engine(engine_or_url: Engine | str | URL) -> Iterator[Engine]:
+    """`engine_or_url` as an engine; one made here from a URL is disposed afterwards."""
+    if isinstance(engine_or_url, Engine):
+        yield engine_or_url
+        return
+    engine = make_engine(engine_or_url)
     try:
-        with engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
+        yield engine
     finally:
-        if engine is not engine_or_url:
-            engine.dispose()
-
-
-def _as_engine(engine_or_url: Engine | str | URL) -> Engine:
-    return engine_or_url if isinstance(engine_or_url, Engine) else make_engine(engine_or_url)
+        engine.dispose()
 
 
 def prepare(engine: Engine, *, seed_demo: bool = False) -> list[str]:
