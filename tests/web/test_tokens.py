@@ -77,7 +77,7 @@ def test_corrupt_gzip_is_refused():
 
 def test_pattern_and_special_tokens_are_tiktokens_own(monkeypatch):
     """The encoding is o200k_base as tiktoken defines it, minus only the download."""
-    import tiktoken_ext.openai_public as openai_public
+    from tiktoken_ext import openai_public
 
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
     spec = openai_public.o200k_base()
