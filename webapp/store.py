@@ -42,6 +42,9 @@ from .pipeline import (
     Variable,
     Workspace,
     dump_bundle,
+    dump_scenario,
+    dump_tool,
+    dump_variable,
     load_bundle,
 )
 from .pipeline.workspace import BUNDLE_FORMAT, DEFAULT_HISTORY_LABELS
@@ -398,13 +401,13 @@ def _replace_rest(session: Session, agent: models.Agent, workspace: Workspace) -
     for model in (models.Tool, models.Variable, models.Scenario):
         session.execute(delete(model).where(model.agent_id == agent.id))
     for position, tool in enumerate(workspace.tools):
-        session.add(models.Tool(agent_id=agent.id, position=position, **_tool_fields(tool)))
+        session.add(models.Tool(agent_id=agent.id, position=position, **dump_tool(tool)))
     for position, variable in enumerate(workspace.variables):
         session.add(models.Variable(agent_id=agent.id, position=position,
-                                    **_variable_fields(variable)))
+                                    **dump_variable(variable)))
     for position, scenario in enumerate(workspace.scenarios):
         session.add(models.Scenario(agent_id=agent.id, position=position,
-                                    **_scenario_fields(scenario)))
+                                    **dump_scenario(scenario)))
 
 
 # -- skills
@@ -721,25 +724,6 @@ def restore_revision(session: Session, agent: AgentRef, d_tag: str, version: int
 
 
 # -- tools, variables and scenarios
-
-
-def _tool_fields(tool: Tool) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.description, "result": tool.result,
-            "results_by_args": [{"args": r.args, "result": r.result}
-                                for r in tool.results_by_args]}
-
-
-def _variable_fields(variable: Variable) -> dict[str, Any]:
-    return {"name": variable.name, "tool": variable.tool, "args": variable.args,
-            "result_field": variable.result_field, "path": variable.path,
-            "format": variable.format, "limit": variable.limit}
-
-
-def _scenario_fields(scenario: Scenario) -> dict[str, Any]:
-    return {"name": scenario.name, "trigger": scenario.trigger, "message": scenario.message,
-            "history": [{"role": h.role, "content": h.content, "created_at": h.created_at}
-                        for h in scenario.history],
-            "event": scenario.event, "provider": scenario.provider}
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,17 @@ bundle file in `load_bundle`. The web app, the CLI and the tests use only this A
 """
 
 from .assemble import assemble
-from .bundle import BundleError, Problem, dump_bundle, load_bundle, parse_json
+from .bundle import (
+    BundleError,
+    Problem,
+    dump_bundle,
+    dump_scenario,
+    dump_skill,
+    dump_tool,
+    dump_variable,
+    load_bundle,
+    parse_json,
+)
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
@@ -42,6 +52,10 @@ __all__ = [
     "Workspace",
     "assemble",
     "dump_bundle",
+    "dump_scenario",
+    "dump_skill",
+    "dump_tool",
+    "dump_variable",
     "json_to_markdown",
     "load_bundle",
     "parse_json",

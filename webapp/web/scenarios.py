@@ -17,7 +17,7 @@ from flask import Blueprint, Response, url_for
 from webapp import store
 from webapp.app import page_or_fragment
 from webapp.db import get_session
-from webapp.pipeline import HistoryEntry, Scenario, Variable, Workspace
+from webapp.pipeline import HistoryEntry, Scenario, Variable, Workspace, dump_scenario
 from webapp.render import highlight_markdown_lines
 
 from .forms import request_data
@@ -52,9 +52,7 @@ class ScenarioForm:
     errors: Errors = field(default_factory=dict)
 
     def store_fields(self) -> dict[str, Any]:
-        sc = self.scenario
-        return {"name": sc.name, "trigger": sc.trigger, "message": sc.message,
-                "history": list(sc.history), "event": sc.event, "provider": sc.provider}
+        return dump_scenario(self.scenario)
 
 
 @bp.get("/agents/<agent>/scenarios")

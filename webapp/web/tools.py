@@ -17,7 +17,7 @@ from flask import Blueprint, Response, url_for
 from webapp import store
 from webapp.app import page_or_fragment
 from webapp.db import get_session
-from webapp.pipeline import Tool, ToolResult, Variable, Workspace
+from webapp.pipeline import Tool, ToolResult, Variable, Workspace, dump_tool
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .forms import request_data
@@ -55,10 +55,7 @@ class ToolForm:
     errors: Errors = field(default_factory=dict)
 
     def store_fields(self) -> dict[str, Any]:
-        return {"name": self.tool.name, "description": self.tool.description,
-                "result": self.tool.result,
-                "results_by_args": [{"args": r.args, "result": r.result}
-                                    for r in self.tool.results_by_args]}
+        return dump_tool(self.tool)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from flask import Blueprint, Response, request, url_for
 from webapp import store
 from webapp.app import page_or_fragment
 from webapp.db import get_session
-from webapp.pipeline import FORMATTERS, Scenario, Variable, Workspace
+from webapp.pipeline import FORMATTERS, Scenario, Variable, Workspace, dump_variable
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .forms import request_data
@@ -59,9 +59,7 @@ class VariableForm:
     errors: Errors = field(default_factory=dict)
 
     def store_fields(self) -> dict[str, Any]:
-        v = self.variable
-        return {"name": v.name, "tool": v.tool, "args": v.args, "result_field": v.result_field,
-                "path": v.path, "format": v.format, "limit": v.limit}
+        return dump_variable(self.variable)
 
 
 @dataclass
