@@ -1,4 +1,4 @@
-"""The Flask application factory, the page-or-fragment helper and `serve`.
+"""The Flask application factory and `serve`.
 
 Run it with `skill-editor serve`, `flask --app webapp.app run`, or in production
 `gunicorn 'webapp.app:create_app()'`.
@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, make_response, request, stream_template
+from flask import Flask
 
-#: The project root: `templates/` and `static/` live beside the `webapp` package.
-ROOT = Path(__file__).resolve().parent.parent
+from . import db, web
+from .paths import STATIC, TEMPLATES
 
 #: Largest request body accepted (skills are text; a megabyte is a long book chapter).
 MAX_CONTENT_LENGTH = 1024 * 1024
@@ -24,7 +24,7 @@ MAX_CONTENT_LENGTH = 1024 * 1024
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Create the app: config, secret key, database, security and blueprints."""
     app = Flask(__name__, instance_relative_config=True,
-                template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+                template_folder=str(TEMPLATES), static_folder=str(STATIC))
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=MAX_CONTENT_LENGTH,
         # Flask 3.1 also caps a single form field; the whole body is the limit we mean.
@@ -44,19 +44,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
 
-    from . import db
-    from .web import editor, security
-
     db.init_app(app)
-    security.init_app(app)
-    app.register_blueprint(editor.bp)
-    from .web import agent_preview, scenarios, tools, variables  # workspace pages
-    for pages in (tools, variables, scenarios, agent_preview):
-        app.register_blueprint(pages.bp)
-    from .web import records, transfer  # log, history, import/export and help
-    from .web.help import bp as help_bp
-    for blueprint in (records.bp, transfer.bp, help_bp):
-        app.register_blueprint(blueprint)
+    web.register(app)
     return app
 
 
@@ -81,24 +70,6 @@ def _instance_secret(app: Flask) -> str:
     with os.fdopen(fd, "w", encoding="ascii") as file:
         file.write(key)
     return key
-
-
-def wants_fragment() -> bool:
-    """True when htmx asked for a fragment; a history restore needs the whole page."""
-    return bool(request.headers.get("HX-Request")) and not request.headers.get(
-        "HX-History-Restore-Request")
-
-
-def page_or_fragment(page: str, fragment: str, status: int = 200, **context: Any) -> Response:
-    """Render `fragment` for htmx requests and `page` (which includes it) otherwise."""
-    template = fragment if wants_fragment() else page
-    # Each piece of the template is encoded alone: a large preview is megabytes of ASCII
-    # (the Source table) beside a few arrows and dashes, and joined into one string first
-    # it would be widened to two bytes a character and encoded character by character.
-    body = b"".join([piece.encode() for piece in stream_template(template, **context)])
-    response = make_response(body, status)
-    response.vary.add("HX-Request")
-    return response
 
 
 def serve(host: str = "127.0.0.1", port: int = 5000, *, debug: bool = False) -> None:

@@ -23,6 +23,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import models
+from .paths import MIGRATIONS
 
 try:
     import fcntl
@@ -37,7 +38,7 @@ DEFAULT_DB_FILENAME = "skill-editor.sqlite"
 #: How long an SQLite writer waits for another writer before giving up.
 SQLITE_BUSY_TIMEOUT_MS = 5000
 #: Where Alembic's env.py and versions/ live.
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS_DIR = MIGRATIONS
 #: An arbitrary constant: the PostgreSQL advisory lock taken while migrating.
 _PG_MIGRATION_LOCK = 0x5E11ED17
 

@@ -30,8 +30,7 @@ from typing import Any
 
 import yaml
 
-from webapp.pipeline import BundleError, Skill, load_bundle
-from webapp.pipeline.workspace import BUNDLE_FORMAT
+from webapp.pipeline import Skill, check_item
 
 SKILL_FILE = "SKILL.md"
 NAME_MAX_LENGTH = 64
@@ -260,17 +259,12 @@ _BUNDLE_FIELDS = {"d_tag": "metadata.d_tag", "name": "metadata.display_name",
 
 
 def _bundle_problems(fields: dict[str, Any]) -> list[tuple[str, str]]:
-    """The bundle loader's verdict on the skill, so an importable skill is also a savable one."""
-    bundle = {"format": BUNDLE_FORMAT, "agent": {"name": "_"}, "skills": [fields]}
-    try:
-        load_bundle(bundle)
-    except BundleError as exc:
-        problems = []
-        for problem in exc.problems:
-            key = re.split(r"[.\[]", problem.path.removeprefix("$.skills[0]."), maxsplit=1)[0]
-            problems.append((_BUNDLE_FIELDS.get(key, key), problem.message))
-        return problems
-    return []
+    """The bundle's verdict on the skill, so an importable skill is also a savable one."""
+    problems = []
+    for problem in check_item("skills", fields):
+        key = re.split(r"[.\[]", problem.path, maxsplit=1)[0]
+        problems.append((_BUNDLE_FIELDS.get(key, key), problem.message))
+    return problems
 
 
 def read_upload(filename: str, data: bytes) -> Skill:

@@ -29,11 +29,11 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from . import models
+from . import models, pipeline
 from .models import utcnow
 from .pipeline import (
+    DEFAULT_HISTORY_LABELS,
     Agent,
-    BundleError,
     HistoryEntry,
     Scenario,
     Skill,
@@ -41,13 +41,14 @@ from .pipeline import (
     ToolResult,
     Variable,
     Workspace,
+    check_item,
     dump_bundle,
     dump_scenario,
     dump_tool,
     dump_variable,
     load_bundle,
+    rename_placeholders,
 )
-from .pipeline.workspace import BUNDLE_FORMAT, DEFAULT_HISTORY_LABELS
 
 #: An agent given by row, id or name.
 AgentRef = models.Agent | int | str
@@ -162,20 +163,10 @@ def _change(fn: Callable[Concatenate[Session, P], R]) -> Callable[Concatenate[Se
 
 def _check(section: str, item: dict[str, Any]) -> None:
     """Raise `ValidationError` if `item` is not a valid entry of bundle `section`."""
-    bundle: dict[str, Any] = {"format": BUNDLE_FORMAT, "agent": {"name": "_"}}
-    if section == "agent":
-        bundle["agent"] = item
-        prefix = "$.agent."
-    else:
-        bundle[section] = [item]
-        prefix = f"$.{section}[0]."
-    problems = [(f"{prefix}{key}", _NUL_MESSAGE) for key in _nul_fields(item)]
-    try:
-        load_bundle(bundle)
-    except BundleError as exc:
-        problems = [(p.path, p.message) for p in exc.problems] + problems
+    problems = [(p.path, p.message) for p in check_item(section, item)]
+    problems += [(key, _NUL_MESSAGE) for key in _nul_fields(item)]
     if problems:
-        raise ValidationError([(_field_of(path, prefix), message) for path, message in problems])
+        raise ValidationError([(_field_of(path), message) for path, message in problems])
 
 
 _NUL_MESSAGE = "must not contain NUL characters (U+0000)"
@@ -199,10 +190,9 @@ def _check_bundle_text(bundle: Mapping[str, Any]) -> None:
         raise ValidationError(problems)
 
 
-def _field_of(path: str, prefix: str) -> str:
-    """`$.skills[0].triggers[2]` -> `triggers`."""
-    rest = path.removeprefix(prefix)
-    return re.split(r"[.\[]", rest, maxsplit=1)[0] or rest
+def _field_of(path: str) -> str:
+    """`triggers[2]` -> `triggers`."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0] or path
 
 
 # -- agents
@@ -296,14 +286,15 @@ def load_workspace(session: Session, agent: AgentRef) -> Workspace:
     return Workspace(
         agent=Agent(name=row.name, title=row.title, message_mode=row.message_mode,
                     max_array_items=row.max_array_items, history_labels=dict(row.history_labels)),
-        skills=tuple(_skill_data(s) for s in list_skills(session, row)),
+        skills=tuple(skill_of(s) for s in list_skills(session, row)),
         tools=tuple(_tool_data(t) for t in list_tools(session, row)),
         variables=tuple(_variable_data(v) for v in list_variables(session, row)),
         scenarios=tuple(_scenario_data(s) for s in list_scenarios(session, row)),
     )
 
 
-def _skill_data(row: models.Skill | models.SkillRevision) -> Skill:
+def skill_of(row: models.Skill | models.SkillRevision) -> Skill:
+    """The pipeline `Skill` of a skill row or one of its revisions."""
     return Skill(d_tag=row.d_tag, content=row.content, name=row.name, layer=row.layer,
                  triggers=tuple(row.triggers), enabled=row.enabled)
 
@@ -609,16 +600,9 @@ def reorder_skills(session: Session, agent: AgentRef, d_tags: Sequence[str]) -> 
 # -- references, rename, trash
 
 
-def _reference_pattern(d_tag: str) -> re.Pattern[str]:
-    """`{{d_tag}}` or `{{ d_tag }}`, but not the escaped literal `\\{{d_tag}}`."""
-    return re.compile(r"(?<!\\)(\{\{[ \t]*)" + re.escape(d_tag) + r"([ \t]*\}\})")
-
-
 def references_to(session: Session, agent: AgentRef, d_tag: str) -> list[str]:
     """The `d_tag`s of the other live skills whose content has `{{d_tag}}`, in adoption order."""
-    pattern = _reference_pattern(d_tag)
-    return [s.d_tag for s in list_skills(session, agent)
-            if s.d_tag != d_tag and pattern.search(s.content)]
+    return pipeline.references_to((skill_of(s) for s in list_skills(session, agent)), d_tag)
 
 
 @dataclass(frozen=True)
@@ -650,10 +634,9 @@ def rename_skill(session: Session, agent: AgentRef, d_tag: str, new_d_tag: str, 
     users = references_to(session, agent_row, d_tag)
     if users and not update_references:
         raise InUse(d_tag, users, "rename")
-    pattern = _reference_pattern(d_tag)
 
     def renamed(text: str) -> str:
-        return pattern.sub(lambda m: f"{m.group(1)}{new_d_tag}{m.group(2)}", text)
+        return rename_placeholders(text, d_tag, new_d_tag)
 
     own = {**_skill_fields(row), "d_tag": new_d_tag, "content": renamed(row.content)}
     _save(session, row, version, own, f"renamed from {d_tag}", {"d_tag": new_d_tag})
@@ -955,7 +938,7 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
         created_at=utcnow(),
         document=context.document,
         messages=[dict(m) for m in context.messages],
-        diagnostics=[_diagnostic_dict(d) for d in context.diagnostics],
+        diagnostics=[d.to_dict() for d in context.diagnostics],
         summary=getattr(context, "log_entry", "") or "",
         error_count=counts.get("error", 0),
         warning_count=counts.get("warning", 0),
@@ -972,11 +955,6 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
                 models.ContextLogEntry.agent_id == agent_row.id,
                 models.ContextLogEntry.id <= cutoff))
     return entry
-
-
-def _diagnostic_dict(diagnostic: Any) -> dict[str, Any]:
-    return {"severity": diagnostic.severity, "code": diagnostic.code,
-            "message": diagnostic.message, "skill": diagnostic.skill, "line": diagnostic.line}
 
 
 def list_log(session: Session, agent: AgentRef, *, scenario: str | None = None,

@@ -192,7 +192,7 @@ def test_the_saved_skill_previewed_is_assembled_afresh(monkeypatch):
 def test_a_page_is_the_template_rendered_and_encoded_whole(app, simon):
     from flask import render_template
 
-    from webapp.app import page_or_fragment
+    from webapp.web.responses import page_or_fragment
 
     big = "<b>" + "x" * 100_000 + "</b>"
     with app.test_request_context():

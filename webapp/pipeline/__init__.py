@@ -4,10 +4,29 @@ Pure: plain data in, plain data out; no Flask, SQLAlchemy or I/O beyond reading 
 bundle file in `load_bundle`. The web app, the CLI and the tests use only this API.
 """
 
-from .assemble import assemble
+from .analysis import (
+    BUILTIN_TOOL_NAMES,
+    SkillNames,
+    Unknown,
+    Use,
+    call_binding,
+    canonical_tool,
+    references_to,
+    refers_to,
+    rename_placeholders,
+    rename_template_tool,
+    renamed_uses,
+    skill_names,
+    tool_uses,
+    unknown_variables,
+    variable_uses,
+)
+from .assemble import assemble, format_log_entry
 from .bundle import (
+    ITEM_SECTIONS,
     BundleError,
     Problem,
+    check_item,
     dump_bundle,
     dump_scenario,
     dump_skill,
@@ -20,7 +39,13 @@ from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .workspace import (
+    BUILTIN_ALIASES,
     BUILTIN_TOOLS,
+    BUNDLE_FORMAT,
+    DEFAULT_HISTORY_LABELS,
+    MESSAGE_MODES,
+    RESERVED_TOOL_NAMES,
+    ROLES,
     Agent,
     HistoryEntry,
     Scenario,
@@ -32,8 +57,16 @@ from .workspace import (
 )
 
 __all__ = [
+    "BUILTIN_ALIASES",
     "BUILTIN_TOOLS",
+    "BUILTIN_TOOL_NAMES",
+    "BUNDLE_FORMAT",
+    "DEFAULT_HISTORY_LABELS",
     "FORMATTERS",
+    "ITEM_SECTIONS",
+    "MESSAGE_MODES",
+    "RESERVED_TOOL_NAMES",
+    "ROLES",
     "Agent",
     "BundleError",
     "Context",
@@ -44,20 +77,36 @@ __all__ = [
     "Problem",
     "Scenario",
     "Skill",
+    "SkillNames",
     "SkillTrace",
     "Stage",
     "Tool",
     "ToolResult",
+    "Unknown",
+    "Use",
     "Variable",
     "Workspace",
     "assemble",
+    "call_binding",
+    "canonical_tool",
+    "check_item",
     "dump_bundle",
     "dump_scenario",
     "dump_skill",
     "dump_tool",
     "dump_variable",
+    "format_log_entry",
     "json_to_markdown",
     "load_bundle",
     "parse_json",
+    "references_to",
+    "refers_to",
     "register_formatter",
+    "rename_placeholders",
+    "rename_template_tool",
+    "renamed_uses",
+    "skill_names",
+    "tool_uses",
+    "unknown_variables",
+    "variable_uses",
 ]

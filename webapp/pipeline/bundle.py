@@ -82,6 +82,29 @@ def load_bundle(source: str | os.PathLike[str] | dict[str, Any]) -> Workspace:
     return workspace
 
 
+#: The sections of a bundle that hold a list of items, and the one that holds the agent.
+ITEM_SECTIONS = ("skills", "tools", "variables", "scenarios")
+
+
+def check_item(section: str, item: Any) -> list[Problem]:
+    """The bundle's rules applied to one item of `section` (or to the `agent` object).
+
+    Each problem's path is relative to the item: `d_tag`, `results_by_args[1].args`, or
+    "" for the item as a whole. The store and every form check a single item with this,
+    so what can be saved can always be exported and imported again.
+
+    Raises:
+        ValueError: `section` is not `agent` or one of `ITEM_SECTIONS`.
+    """
+    checker = _Checker()
+    readers = {"agent": checker.agent, "skills": checker.skill, "tools": checker.tool,
+               "variables": checker.variable, "scenarios": checker.scenario}
+    if section not in readers:
+        raise ValueError(f"unknown bundle section {section!r}")
+    readers[section](item, "")
+    return [Problem(p.path.removeprefix("."), p.message) for p in checker.problems]
+
+
 def dump_bundle(workspace: Workspace) -> dict[str, Any]:
     """Return the bundle dict of `workspace`; every key is written, defaults included."""
     agent = workspace.agent

@@ -1,1 +1,42 @@
-"""The web layer: blueprints, security, and the view data the templates lay out."""
+"""The web app's blueprints, registered on an app by `register(app)`.
+
+Blueprints import the helper and view modules of this package (`responses`, `forms`,
+`preview`, ...), never each other and never `webapp.app`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from werkzeug.exceptions import NotFound
+
+from webapp import store
+
+from . import (
+    agent_preview,
+    editor,
+    help,
+    records,
+    scenarios,
+    security,
+    tools,
+    transfer,
+    variables,
+)
+
+BLUEPRINTS = (editor.bp, tools.bp, variables.bp, scenarios.bp, agent_preview.bp, records.bp,
+              transfer.bp, help.bp)
+
+
+def not_found(exc: store.NotFound) -> Any:
+    """A missing agent, skill or item is a 404 page, whichever blueprint asked the store."""
+    return security.error_page(NotFound(description=f"There is {exc}."))
+
+
+def register(app: Flask) -> None:
+    """Install the security layer, the error pages and every blueprint on `app`."""
+    security.init_app(app)
+    app.register_error_handler(store.NotFound, not_found)
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint)

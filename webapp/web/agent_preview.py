@@ -16,28 +16,30 @@ from flask import Blueprint, Response, abort, flash, redirect, request, url_for
 from markupsafe import Markup
 
 from webapp import store
-from webapp.app import page_or_fragment, wants_fragment
 from webapp.db import get_session
 from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
-from .editor import models, skill_link
 from .forms import choice_args, parse_choice, request_data
 from .preview import (
     Choice,
     MessageCard,
     RequestBody,
-    _messages_text,
-    _problem_key,
     message_card,
+    messages_text,
+    preview_models,
+    problem_key,
     request_bodies,
     run,
+    skill_link,
 )
+from .responses import page_or_fragment, wants_fragment
 from .source_view import source_rows
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
+
 
 @dataclass
 class AgentPreview:
@@ -147,8 +149,8 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
         context=context,
         cards=[message_card(m) for m in context.messages],
         source_rows=source_rows(context.document, context.provenance, None, link),
-        bodies=request_bodies(context.messages, models()),
-        problems=sorted(context.diagnostics, key=_problem_key),
+        bodies=request_bodies(context.messages, preview_models()),
+        problems=sorted(context.diagnostics, key=problem_key),
         total_tokens=count_tokens(context.document),
     )
 
@@ -159,8 +161,8 @@ def build_comparison(workspace: Workspace, a: Choice, b: Choice) -> Comparison:
     return Comparison(
         a=left, b=right,
         document_diff=diff_lines(left.context.document, right.context.document),
-        messages_diff=diff_lines(_messages_text(left.context.messages),
-                                  _messages_text(right.context.messages)),
+        messages_diff=diff_lines(messages_text(left.context.messages),
+                                  messages_text(right.context.messages)),
         only_a=[d for d in left.problems if d not in in_b],
         only_b=[d for d in right.problems if d not in in_a],
     )

@@ -2,34 +2,34 @@
 
 Each route parses the request, calls the store and the pipeline, and renders; the
 view data comes from `preview.build_preview`, the page-or-fragment choice from
-`webapp.app.page_or_fragment`.
+`responses.page_or_fragment`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, flash, redirect, request, url_for
-from werkzeug.exceptions import NotFound
+from flask import Blueprint, Response, abort, flash, redirect, request, url_for
 
 from webapp import store
-from webapp.app import page_or_fragment, wants_fragment
 from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace
 
-from .diffing import diff_lines
+from .conflicts import conflict_response
 from .forms import choice_args, parse_choice, parse_skill_form, request_data
-from .preview import Choice, Models, build_preview, problem_counts, run, with_draft
-from .security import error_page
+from .preview import (
+    Choice,
+    build_preview,
+    preview_models,
+    problem_counts,
+    run,
+    skill_link,
+    with_draft,
+)
+from .responses import flag, page_or_fragment, wants_fragment
 
 bp = Blueprint("editor", __name__)
-
-
-@bp.app_errorhandler(store.NotFound)
-def not_found(exc: store.NotFound) -> Any:
-    """A missing agent or skill is a 404 page, whichever blueprint asked the store."""
-    return error_page(NotFound(description=f"There is {exc}."))
 
 
 @bp.get("/")
@@ -54,14 +54,14 @@ def agent(agent: str) -> Response:
 def edit(agent: str, d_tag: str) -> Response:
     """The editor: skill list, form and the preview of the saved skill."""
     row = store.get_skill(get_session(), agent, d_tag)
-    return editor_response(agent, row.version, saved_skill(row), request.args)
+    return editor_response(agent, row.version, store.skill_of(row), request.args)
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/preview")
 def preview_saved(agent: str, d_tag: str) -> Response:
     """The preview of the saved skill for the scenario in the query string."""
     row = store.get_skill(get_session(), agent, d_tag)
-    return editor_response(agent, row.version, saved_skill(row), request.args,
+    return editor_response(agent, row.version, store.skill_of(row), request.args,
                            fragment="_preview.html")
 
 
@@ -70,7 +70,7 @@ def preview(agent: str, d_tag: str) -> Response:
     """The preview of the submitted draft; nothing is saved."""
     row = store.get_skill(get_session(), agent, d_tag)
     data, from_form = request_data()
-    form = parse_skill_form(data, saved_skill(row), from_form=from_form)
+    form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
     return editor_response(agent, form.version or row.version, form.draft, data,
                            errors=form.errors, fragment="_preview.html", dirty=True)
 
@@ -81,7 +81,7 @@ def save(agent: str, d_tag: str) -> Response:
     session = get_session()
     row = store.get_skill(session, agent, d_tag)
     data, from_form = request_data()
-    form = parse_skill_form(data, saved_skill(row), from_form=from_form)
+    form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
     if form.version is None:
         form.errors.setdefault("version", "is required: the version the edit started from")
     if form.errors:
@@ -105,7 +105,7 @@ def save(agent: str, d_tag: str) -> Response:
 def toggle(agent: str, d_tag: str) -> Response:
     """Enable or disable a skill from the list (saved at once, as a new version)."""
     data, _ = request_data()
-    store.set_skill_enabled(get_session(), agent, d_tag, _flag(data.get("enabled")))
+    store.set_skill_enabled(get_session(), agent, d_tag, flag(data.get("enabled")))
     return skill_list_changed(agent, data)
 
 
@@ -134,7 +134,7 @@ def append_log(agent: str, d_tag: str) -> Response:
     session = get_session()
     row = store.get_skill(session, agent, d_tag)
     data, from_form = request_data()
-    form = parse_skill_form(data, saved_skill(row), from_form=from_form)
+    form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
     workspace = store.load_workspace(session, agent)
     choice, errors = parse_choice(data, workspace)
     if form.errors or errors:
@@ -153,12 +153,6 @@ def append_log(agent: str, d_tag: str) -> Response:
 # -- helpers
 
 
-def saved_skill(row: Any) -> Skill:
-    """The pipeline `Skill` of a store row."""
-    return Skill(d_tag=row.d_tag, content=row.content, name=row.name, layer=row.layer,
-                 triggers=tuple(row.triggers), enabled=row.enabled)
-
-
 def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
     """Save `draft` over version `version`, renaming first if its `d_tag` changed.
 
@@ -172,17 +166,6 @@ def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
     return store.save_skill(session, agent, draft.d_tag, expected_version=version,
                             content=draft.content, name=draft.name, layer=draft.layer,
                             triggers=list(draft.triggers), enabled=draft.enabled)
-
-
-def models() -> Models:
-    config = current_app.config
-    return Models(openai=config["OPENAI_MODEL"], anthropic=config["ANTHROPIC_MODEL"],
-                  anthropic_max_tokens=config["ANTHROPIC_MAX_TOKENS"])
-
-
-def skill_link(agent: str, args: dict[str, str]) -> Callable[[str], str]:
-    """The URL of a skill's editor keeping the picker's `args`: where the Source tab links."""
-    return lambda d_tag: url_for("editor.edit", agent=agent, d_tag=d_tag, **args)
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
@@ -204,7 +187,7 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "scenarios": list(workspace.scenarios_by_name),
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
-        "preview": build_preview(workspace, draft, choice, models(),
+        "preview": build_preview(workspace, draft, choice, preview_models(),
                                  skill_link(agent, choice_args(choice, workspace))),
         "errors": {},
         "dirty": False,
@@ -221,31 +204,10 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     choice, choice_errors = parse_choice(data, workspace)
     errors = {**(errors or {}), **choice_errors}
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
-    shown = draft if draft.d_tag == current else _with_tag(draft, current)
+    shown = draft if draft.d_tag == current else dataclasses.replace(draft, d_tag=current)
     context = editor_context(agent, version, shown, workspace, choice, current, fragment)
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
-
-
-def _with_tag(draft: Skill, d_tag: str) -> Skill:
-    return Skill(d_tag=d_tag, content=draft.content, name=draft.name, layer=draft.layer,
-                 triggers=draft.triggers, enabled=draft.enabled)
-
-
-def conflict_response(agent: str, d_tag: str, mine: Skill, your_version: int,
-                      exc: store.Conflict, data: Any) -> Response:
-    """HTTP 409: the author's text, the saved text and their diff; nothing is lost."""
-    current = exc.current
-    saved = Skill(d_tag=current.get("d_tag", d_tag), content=current.get("content", ""),
-                  name=current.get("name", ""), layer=current.get("layer", 1),
-                  triggers=tuple(current.get("triggers", ())), enabled=current.get("enabled", True))
-    workspace = store.load_workspace(get_session(), agent)
-    choice, _ = parse_choice(data, workspace)
-    return page_or_fragment(
-        "conflict.html", "_conflict.html", 409,
-        agent=agent, current=d_tag, mine=mine, saved=saved, your_version=your_version,
-        saved_version=current.get("version") or 0, diff=diff_lines(saved.content, mine.content),
-        choice_args=choice_args(choice, workspace))
 
 
 def skill_list_changed(agent: str, data: Any) -> Response:
@@ -264,9 +226,3 @@ def skill_list_changed(agent: str, data: Any) -> Response:
     # The saved workspace changed: the form listens for this and refreshes the preview.
     response.headers["HX-Trigger"] = "workspace-changed"
     return response
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return str(value).lower() in ("1", "true", "on", "yes")

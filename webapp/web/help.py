@@ -12,12 +12,14 @@ from pathlib import Path
 from flask import Blueprint, Response, abort
 from markupsafe import Markup
 
-from webapp.app import ROOT, page_or_fragment
+from webapp.paths import DOCS
 from webapp.render import markdown_to_html
+
+from .responses import page_or_fragment
 
 bp = Blueprint("help", __name__)
 
-GUIDE = ROOT / "docs" / "SKILLS.md"
+GUIDE = DOCS / "SKILLS.md"
 
 _cache: dict[Path, tuple[int, Markup]] = {}
 

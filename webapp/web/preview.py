@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from flask import current_app, url_for
 from markupsafe import Markup
 
 from webapp.pipeline import Context, Diagnostic, Skill, Workspace, assemble
@@ -117,6 +118,18 @@ class Preview:
         return source_lines(self.context, self.d_tag)
 
 
+def preview_models() -> Models:
+    """The model names the app is configured to write into the request bodies."""
+    config = current_app.config
+    return Models(openai=config["OPENAI_MODEL"], anthropic=config["ANTHROPIC_MODEL"],
+                  anthropic_max_tokens=config["ANTHROPIC_MAX_TOKENS"])
+
+
+def skill_link(agent: str, args: dict[str, str]) -> Callable[[str], str]:
+    """The URL of a skill's editor keeping the picker's `args`: where the Source tab links."""
+    return lambda d_tag: url_for("editor.edit", agent=agent, d_tag=d_tag, **args)
+
+
 def with_draft(workspace: Workspace, draft: Skill) -> Workspace:
     """`workspace` with `draft` in place of the saved skill of the same `d_tag` (or added)."""
     skills = list(workspace.skills)
@@ -197,9 +210,9 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         cards=cards,
         source_rows=source_rows(context.document, context.provenance, draft.d_tag, link),
         document_diff=diff_lines(saved.document, context.document),
-        messages_diff=diff_lines(_messages_text(saved.messages), _messages_text(context.messages)),
+        messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
         bodies=request_bodies(context.messages, models),
-        problems=sorted(context.diagnostics, key=_problem_key),
+        problems=sorted(context.diagnostics, key=problem_key),
         stages=stage_views(context, draft.d_tag),
         total_tokens=count_tokens(context.document),
         trigger=context.trigger,
@@ -227,7 +240,7 @@ def source_lines(context: Context, d_tag: str) -> list[SourceLine]:
     return result
 
 
-def _messages_text(messages: list[dict[str, str]]) -> str:
+def messages_text(messages: list[dict[str, str]]) -> str:
     """The messages as text to diff: a header line per message, then its content verbatim."""
     parts = []
     for i, message in enumerate(messages, 1):
@@ -272,7 +285,7 @@ def stage_views(context: Context, d_tag: str) -> list[StageView]:
     return []
 
 
-def _problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:
+def problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:
     return (_SEVERITY_ORDER.get(diagnostic.severity, 3), diagnostic.skill or "",
             diagnostic.line or 0)
 

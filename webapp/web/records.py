@@ -10,6 +10,7 @@ next page is another one).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from io import BytesIO
@@ -19,16 +20,15 @@ from flask import Blueprint, Response, abort, flash, redirect, request, send_fil
 from markupsafe import Markup
 
 from webapp import models, store
-from webapp.app import page_or_fragment, wants_fragment
 from webapp.db import get_session
-from webapp.pipeline import Skill
-from webapp.pipeline.assemble import format_log_entry
+from webapp.pipeline import format_log_entry
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
+from .conflicts import conflict_response
 from .diffing import diff_lines
-from .editor import conflict_response
 from .forms import request_data
 from .preview import MessageCard, message_card
+from .responses import flag, go_to, page_or_fragment, wants_fragment
 
 bp = Blueprint("records", __name__)
 
@@ -36,7 +36,6 @@ bp = Blueprint("records", __name__)
 PAGE_SIZE = 50
 LOG_FILENAME = "context.log.md"
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-_TRUE = {"1", "true", "on", "yes"}
 
 
 # -- the context log
@@ -187,8 +186,7 @@ def restore_revision(agent: str, d_tag: str, version: int) -> Response:
         row = store.restore_revision(session, agent, d_tag, version, expected_version=expected)
     except store.Conflict as exc:
         old = store.get_revision(session, agent, d_tag, version)
-        mine = Skill(d_tag=d_tag, content=old.content, name=old.name, layer=old.layer,
-                     triggers=tuple(old.triggers), enabled=old.enabled)
+        mine = dataclasses.replace(store.skill_of(old), d_tag=d_tag)
         return conflict_response(agent, d_tag, mine, expected, exc, data)
     flash(f"Restored version {version} of {d_tag} as version {row.version}.")
     return go_to(url_for("editor.edit", agent=agent, d_tag=d_tag))
@@ -237,7 +235,7 @@ def delete(agent: str, d_tag: str) -> Response:
     session = get_session()
     data, _ = request_data()
     try:
-        store.delete_skill(session, agent, d_tag, force=_flag(data.get("force")))
+        store.delete_skill(session, agent, d_tag, force=flag(data.get("force")))
     except store.InUse as exc:
         skill = store.get_skill(session, agent, d_tag)
         return page_or_fragment("trash_delete.html", "_trash_delete.html", 409, agent=agent,
@@ -271,15 +269,6 @@ def trash_response(agent: str, restored: str | None = None) -> Response:
 # -- helpers
 
 
-def go_to(url: str) -> Response:
-    """After a change that leads to another page: a 303, or for htmx a full navigation."""
-    if wants_fragment():
-        response = Response(status=204)
-        response.headers["HX-Redirect"] = url
-        return response
-    return redirect(url, 303)
-
-
 def _whole_number(value: Any, name: str) -> int:
     """`value` as an integer of at least 1, else a 422 naming the field."""
     try:
@@ -290,7 +279,3 @@ def _whole_number(value: Any, name: str) -> int:
     if number < 1:
         abort(422, description=f"{name}: must be at least 1, not {number}")
     return number
-
-
-def _flag(value: Any) -> bool:
-    return value is True or str(value).lower() in _TRUE

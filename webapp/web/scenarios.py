@@ -15,18 +15,16 @@ from typing import Any
 from flask import Blueprint, Response, url_for
 
 from webapp import store
-from webapp.app import page_or_fragment
 from webapp.db import get_session
-from webapp.pipeline import HistoryEntry, Scenario, Variable, Workspace, dump_scenario
+from webapp.pipeline import HistoryEntry, Scenario, Variable, Workspace, call_binding, dump_scenario
 from webapp.render import highlight_markdown_lines
 
 from .forms import request_data
+from .responses import done, page_or_fragment
 from .workspace import (
     Errors,
     FieldError,
-    call_binding,
     check_item,
-    done,
     json_field,
     load_workspace,
     optional_text,

@@ -15,19 +15,25 @@ from typing import Any
 from flask import Blueprint, Response, url_for
 
 from webapp import store
-from webapp.app import page_or_fragment
 from webapp.db import get_session
-from webapp.pipeline import Tool, ToolResult, Variable, Workspace, dump_tool
+from webapp.pipeline import (
+    Tool,
+    ToolResult,
+    Use,
+    Variable,
+    Workspace,
+    call_binding,
+    dump_tool,
+    tool_uses,
+)
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .forms import request_data
+from .responses import done, page_or_fragment
 from .workspace import (
     Errors,
     FieldError,
-    Use,
-    call_binding,
     check_item,
-    done,
     json_field,
     load_workspace,
     original_name,
@@ -36,7 +42,6 @@ from .workspace import (
     replace_in,
     scenario_for,
     text_field,
-    tool_uses,
     write_form,
 )
 

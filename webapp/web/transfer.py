@@ -17,7 +17,6 @@ from flask import Blueprint, Response, flash, request, send_file, url_for
 from werkzeug.datastructures import FileStorage
 
 from webapp import models, skillmd, store
-from webapp.app import page_or_fragment
 from webapp.db import get_session
 from webapp.pipeline import (
     BundleError,
@@ -29,8 +28,7 @@ from webapp.pipeline import (
     parse_json,
 )
 
-from .editor import saved_skill
-from .records import go_to
+from .responses import flag, go_to, page_or_fragment
 
 bp = Blueprint("transfer", __name__)
 
@@ -38,7 +36,6 @@ BUNDLE_SUFFIX = ".skill-workspace.json"
 #: Which table each bundle section is stored in: its string columns bound the lengths.
 _TABLES = {"agent": models.Agent, "skills": models.Skill, "tools": models.Tool,
            "variables": models.Variable, "scenarios": models.Scenario}
-_TRUE = {"1", "true", "on", "yes"}
 
 
 @bp.get("/transfer")
@@ -54,7 +51,7 @@ def import_bundle() -> Response:
     name = form.get("agent_name", "").strip() or None
     try:
         workspace = read_bundle(request.files.get("bundle_file"), form.get("bundle_text", ""), name)
-        agent = store.import_bundle(get_session(), workspace, replace=form.get("replace") in _TRUE,
+        agent = store.import_bundle(get_session(), workspace, replace=flag(form.get("replace")),
                                     agent_name=name)
     except BundleError as exc:
         problems = [(problem.path, problem.message) for problem in exc.problems]
@@ -86,7 +83,7 @@ def export_bundle(agent: str) -> Response:
 def export_skill(agent: str, d_tag: str) -> Response:
     """The skill as an Agent Skills folder `<name>/SKILL.md`, zipped."""
     row = store.get_skill(get_session(), agent, d_tag)
-    filename, data = skillmd.zip_skill(saved_skill(row))
+    filename, data = skillmd.zip_skill(store.skill_of(row))
     return send_file(BytesIO(data), mimetype="application/zip", as_attachment=True,
                      download_name=filename)
 
@@ -205,4 +202,4 @@ def transfer_response(selected: str | None, status: int = 200, **problems: Any) 
         bundle_problems=problems.get("bundle_problems", []),
         skill_problems=problems.get("skill_problems", []),
         bundle_text=form.get("bundle_text", ""), agent_name=form.get("agent_name", ""),
-        replace=form.get("replace") in _TRUE, bundle_suffix=BUNDLE_SUFFIX)
+        replace=flag(form.get("replace")), bundle_suffix=BUNDLE_SUFFIX)

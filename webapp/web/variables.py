@@ -17,20 +17,27 @@ from typing import Any
 from flask import Blueprint, Response, request, url_for
 
 from webapp import store
-from webapp.app import page_or_fragment
 from webapp.db import get_session
-from webapp.pipeline import FORMATTERS, Scenario, Variable, Workspace, dump_variable
+from webapp.pipeline import (
+    BUILTIN_TOOL_NAMES,
+    FORMATTERS,
+    Scenario,
+    Use,
+    Variable,
+    Workspace,
+    call_binding,
+    dump_variable,
+    unknown_variables,
+    variable_uses,
+)
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .forms import request_data
+from .responses import done, page_or_fragment
 from .workspace import (
-    BUILTIN_TOOL_NAMES,
     Errors,
     FieldError,
-    Use,
-    call_binding,
     check_item,
-    done,
     json_field,
     load_workspace,
     optional_text,
@@ -40,8 +47,6 @@ from .workspace import (
     replace_in,
     scenario_for,
     text_field,
-    unknown_variables,
-    variable_uses,
     write_form,
 )
 

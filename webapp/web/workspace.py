@@ -5,10 +5,10 @@
 - `check_item` applies the bundle loader's own rules to one tool, binding or scenario,
   so the pages can say what is wrong while the author types (the store applies the same
   rules again when saving).
-- `uses_of` says which skills (and bindings) use a name, read from the skills' text:
-  a skill only shows up in an assembly when a trigger selects it, so usage cannot be
-  learned from assembling alone.
-- `rename_placeholders` keeps skills working when a tool or binding they name is renamed.
+- `scenario_for` picks the scenario a page previews with.
+
+Which skills use a name, and what a binding gives, are the pipeline's analyses
+(`tool_uses`, `variable_uses`, `call_binding`).
 """
 
 from __future__ import annotations
@@ -19,30 +19,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Response, abort, flash, redirect
+from flask import abort
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import (
-    BUILTIN_TOOLS,
-    BundleError,
-    Scenario,
-    Skill,
-    Variable,
-    Workspace,
-    assemble,
-    load_bundle,
-    parse_json,
-)
-
-# The parsers assembly itself uses, so "used by" agrees with what assembly resolves.
-from webapp.pipeline.assemble import parse_skill
-from webapp.pipeline.sections import parse_template
-from webapp.pipeline.variables import Problem, Resolver
-from webapp.pipeline.workspace import BUILTIN_ALIASES, BUNDLE_FORMAT
-
-#: Names a binding's `tool` may have without a mock tool of that name.
-BUILTIN_TOOL_NAMES = (*BUILTIN_TOOLS, *BUILTIN_ALIASES)
+from webapp.pipeline import BundleError, Scenario, Workspace, parse_json, renamed_uses
+from webapp.pipeline import check_item as pipeline_check_item
 
 _POSITION = re.compile(r"line (\d+), column (\d+)")
 
@@ -104,18 +86,13 @@ def optional_text(data: Mapping[str, Any], name: str) -> str | None:
 
 
 def check_item(section: str, item: dict[str, Any], errors: Errors) -> None:
-    """Record the bundle loader's problems with one entry of `section` (by field name)."""
-    bundle = {"format": BUNDLE_FORMAT, "agent": {"name": "_"}, section: [item]}
-    prefix = f"$.{section}[0]."
-    try:
-        load_bundle(bundle)
-    except BundleError as exc:
-        for problem in exc.problems:
-            rest = problem.path.removeprefix(prefix)
-            field = re.split(r"[.\[]", rest, maxsplit=1)[0] or rest
-            # Say where inside a JSON field the problem is: `results_by_args[1].args`.
-            message = problem.message if rest == field else f"{rest}: {problem.message}"
-            errors.setdefault(field, FieldError(message))
+    """Record the bundle's problems with one entry of `section` (by field name)."""
+    for problem in pipeline_check_item(section, item):
+        rest = problem.path
+        field = re.split(r"[.\[]", rest, maxsplit=1)[0] or rest
+        # Say where inside a JSON field the problem is: `results_by_args[1].args`.
+        message = problem.message if rest == field else f"{rest}: {problem.message}"
+        errors.setdefault(field, FieldError(message))
     for key, value in item.items():
         if isinstance(value, str) and "\x00" in value:
             errors.setdefault(key, FieldError("must not contain NUL characters (U+0000)"))
@@ -147,12 +124,6 @@ def write_form(form: Any, write: Callable[..., Any], agent: str, *args: Any,
     return not form.errors
 
 
-def done(message: str, url: str) -> Response:
-    """Flash `message` and send the browser to `url` with a 303, so a reload does not post."""
-    flash(message)
-    return redirect(url, 303)
-
-
 def load_workspace(agent: str) -> Workspace:
     """The agent's saved workspace (a missing agent is a 404 via `store.NotFound`)."""
     return store.load_workspace(get_session(), agent)
@@ -167,134 +138,6 @@ def scenario_for(workspace: Workspace, name: str | None) -> Scenario:
     return workspace.scenarios[0] if workspace.scenarios else Scenario(name="(no scenario)")
 
 
-def call_binding(workspace: Workspace, scenario: Scenario, binding: Variable
-                 ) -> tuple[str, tuple[Problem, ...]]:
-    """What `binding` resolves to for `scenario`: its text and the problems met."""
-    return Resolver(workspace, scenario, scenario.message).call(binding)
-
-
-# -- usage
-
-
-@dataclass(frozen=True, slots=True)
-class Use:
-    """One place a name is used: `kind` is `skill` or `variable`, `how` says in which way."""
-
-    kind: str
-    name: str
-    how: str
-
-
-def skill_names(skill: Skill) -> tuple[set[str], set[str]]:
-    """The `{{names}}` a skill writes (body and template `content`) and the tools its
-    template sections call."""
-    parsed = parse_skill(skill.d_tag, skill.content)
-    names, tools = set(parsed.names), set()
-    if parsed.template_text is not None:
-        for section in parse_template(parsed.template_text, parsed.template_line).sections:
-            if section.tool:
-                tools.add(section.tool)
-            for text in (section.content, section.provider_content):
-                if text:
-                    names |= set(parse_skill(skill.d_tag, text).names)
-            if section.role == "expand" and not section.tool:
-                tools.add("dm_history")
-    return names, tools
-
-
-def _canonical(tool: str) -> str:
-    return BUILTIN_ALIASES.get(tool, tool)
-
-
-def tool_uses(workspace: Workspace, tool: str) -> list[Use]:
-    """The bindings that call `tool` and the skills that use it, directly or through one."""
-    uses = [Use("variable", v.name, "binds it") for v in workspace.variables
-            if _canonical(v.tool) == _canonical(tool)]
-    bound = {use.name for use in uses}
-    # `{{tool}}` reaches the tool only when no skill or binding has that name.
-    direct = tool not in workspace.skills_by_tag and tool not in workspace.variables_by_name
-    for skill in workspace.skills:
-        names, tools = skill_names(skill)
-        hows = []
-        if direct and tool in names:
-            hows.append(f"{{{{{tool}}}}}")
-        if tool in tools:
-            hows.append("a template section")
-        hows += [f"through {{{{{name}}}}}" for name in sorted(bound & names)
-                 if name not in workspace.skills_by_tag]
-        if hows:
-            uses.append(Use("skill", skill.d_tag, ", ".join(hows)))
-    return uses
-
-
-def variable_uses(workspace: Workspace, name: str) -> list[Use]:
-    """The skills that write `{{name}}` (a skill of that `d_tag` would win instead)."""
-    if name in workspace.skills_by_tag:
-        return []
-    return [Use("skill", skill.d_tag, f"{{{{{name}}}}}") for skill in workspace.skills
-            if name in skill_names(skill)[0]]
-
-
-@dataclass(frozen=True, slots=True)
-class Unknown:
-    """An `unknown-variable` diagnostic: where, the message with its suggestions, and for
-    which scenarios it was found."""
-
-    skill: str | None
-    line: int | None
-    message: str
-    scenarios: tuple[str, ...]
-
-
-def unknown_variables(workspace: Workspace) -> list[Unknown]:
-    """The `unknown-variable` diagnostics of assembling every scenario, each once."""
-    found: dict[tuple[Any, ...], list[str]] = {}
-    scenarios = workspace.scenarios or (None,)
-    for scenario in scenarios:
-        context = assemble(workspace, scenario)
-        for d in context.diagnostics:
-            if d.code == "unknown-variable":
-                names = found.setdefault((d.skill, d.line, d.message), [])
-                label = scenario.name if scenario else "(no scenario)"
-                if label not in names:
-                    names.append(label)
-    return [Unknown(skill, line, message, tuple(names))
-            for (skill, line, message), names in found.items()]
-
-
-# -- renaming
-
-
-def _placeholder(name: str) -> re.Pattern[str]:
-    """`{{name}}` or `{{ name }}`, not the escaped literal `\\{{name}}` (as the store's
-    skill rename matches references)."""
-    return re.compile(r"(?<!\\)(\{\{[ \t]*)" + re.escape(name) + r"([ \t]*\}\})")
-
-
-def _template_tool(name: str) -> re.Pattern[str]:
-    """A template section's `tool: name` line (optionally quoted)."""
-    return re.compile(r"(?m)^([ \t]*(?:-[ \t]+)?tool:[ \t]*)([\"']?)" + re.escape(name)
-                      + r"\2([ \t]*(?:#.*)?)$")
-
-
-def renamed_text(content: str, old: str, new: str, *, placeholders: bool = True,
-                 template_tools: bool = False) -> str:
-    """`content` with `{{old}}` written `{{new}}` and, with `template_tools`, its template
-    sections' `tool: old` written `tool: new`."""
-    text = content
-    if placeholders:
-        text = _placeholder(old).sub(lambda m: f"{m[1]}{new}{m[2]}", text)
-    if template_tools:
-        lines = text.split("\n")
-        marker = next((i for i, line in enumerate(lines)
-                       if line.rstrip(" \t") == "---template---"), None)
-        if marker is not None:
-            head, tail = "\n".join(lines[:marker + 1]), "\n".join(lines[marker + 1:])
-            tail = _template_tool(old).sub(lambda m: f"{m[1]}{m[2]}{new}{m[2]}{m[3]}", tail)
-            text = f"{head}\n{tail}"
-    return text
-
-
 def rename_in_skills(agent: str, workspace: Workspace, old: str, new: str, *, tool: bool
                      ) -> tuple[list[str], list[str]]:
     """Rewrite the skills that use `old` (as resolved in `workspace`, before the rename) to
@@ -304,15 +147,11 @@ def rename_in_skills(agent: str, workspace: Workspace, old: str, new: str, *, to
     `{{old}}` is rewritten only where it meant what was renamed: a skill named `old`
     wins over a binding or tool, and a binding wins over a tool.
     """
-    shadowed = old in workspace.skills_by_tag or (tool and old in workspace.variables_by_name)
     session = get_session()
     what = "tool" if tool else "variable"
     changed, skipped = [], []
-    for skill in workspace.skills:
-        updated = renamed_text(skill.content, old, new, placeholders=not shadowed,
-                               template_tools=tool)
-        if updated == skill.content:
-            continue
+    for d_tag, updated in renamed_uses(workspace, old, new, tool=tool).items():
+        skill = workspace.skills_by_tag[d_tag]
         row = store.get_skill(session, agent, skill.d_tag)
         if row.content != skill.content:  # saved since `workspace` was read
             skipped.append(skill.d_tag)
