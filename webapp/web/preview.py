@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -18,7 +17,8 @@ from typing import Any, NamedTuple
 from flask import current_app, url_for
 from markupsafe import Markup
 
-from webapp.pipeline import Context, Diagnostic, Skill, Workspace, assemble
+from webapp.lru import LRU
+from webapp.pipeline import Context, Diagnostic, Skill, Workspace, assemble, dump_bundle
 from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
@@ -158,12 +158,21 @@ def run(workspace: Workspace, choice: Choice) -> Context:
                     trigger=choice.trigger, message=choice.message)
 
 
-# The saved assemblies of the last few workspaces and choices, newest last. While an
-# author types, the saved skills stay the same and so does their assembly, which the
-# diffs compare the draft's with. (The workspace holds dicts, so it is no dict key.)
-_SAVED: list[tuple[Workspace, Choice, Context]] = []
-_SAVED_SIZE = 8
-_saved_lock = threading.Lock()
+#: The saved assemblies of the last few workspaces and choices. While an author types,
+#: the saved skills stay the same and so does their assembly, which the diffs compare
+#: the draft's with. Keyed on every input of `run`, so an entry is never stale.
+saved_contexts: LRU[tuple[Any, ...], Context] = LRU("saved assemblies", 8)
+
+
+def run_key(workspace: Workspace, choice: Choice) -> tuple[Any, ...]:
+    """Everything `run(workspace, choice)` depends on, as a hashable value.
+
+    Skills are hashable as they are; tools, bindings and scenarios hold JSON values
+    (dicts), so they are keyed by their canonical JSON, which is small next to the skills.
+    """
+    rest = json.dumps([dump_bundle(dataclasses.replace(workspace, skills=()))],
+                      sort_keys=True, ensure_ascii=False, default=repr)
+    return workspace.skills, rest, choice
 
 
 def run_saved(workspace: Workspace, choice: Choice) -> Context:
@@ -172,20 +181,11 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
     Assembling is deterministic but for the time in `log_entry`, which is not shown
     for the saved context: the preview shows the draft's.
     """
-    with _saved_lock:
-        for saved_workspace, saved_choice, context in reversed(_SAVED):
-            if saved_choice == choice and saved_workspace == workspace:
-                return context
-    context = run(workspace, choice)
-    _remember_saved(workspace, choice, context)
+    key = run_key(workspace, choice)
+    context = saved_contexts.get(key)
+    if context is None:
+        context = saved_contexts.put(key, run(workspace, choice))
     return context
-
-
-def _remember_saved(workspace: Workspace, choice: Choice, context: Context) -> None:
-    with _saved_lock:
-        _SAVED[:] = [entry for entry in _SAVED
-                     if entry[1] != choice or entry[0] != workspace][-(_SAVED_SIZE - 1):]
-        _SAVED.append((workspace, choice, context))
 
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
@@ -197,8 +197,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     (without it, they do not link).
     """
     if workspace.skills_by_tag.get(draft.d_tag) == draft:
-        saved = context = run(workspace, choice)
-        _remember_saved(workspace, choice, saved)
+        saved = context = saved_contexts.put(run_key(workspace, choice), run(workspace, choice))
     else:
         saved = run_saved(workspace, choice)
         context = run(with_draft(workspace, draft), choice)
@@ -253,7 +252,8 @@ def request_bodies(messages: list[dict[str, str]], models: Models) -> list[Reque
     openai = {"model": models.openai, "messages": messages}
     system = [m["content"] for m in messages if m["role"] == "system"]
     rest = [m for m in messages if m["role"] != "system"]
-    anthropic: dict[str, Any] = {"model": models.anthropic, "max_tokens": models.anthropic_max_tokens}
+    anthropic: dict[str, Any] = {"model": models.anthropic,
+                                 "max_tokens": models.anthropic_max_tokens}
     if system:
         anthropic["system"] = "\n\n".join(system)
     anthropic["messages"] = rest
