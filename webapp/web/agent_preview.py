@@ -1,77 +1,27 @@
 """The whole-agent preview: the context a scenario gives, with the editor's tabs, and a
 side-by-side comparison of two scenarios or two triggers.
 
-The view data comes from the editor's `preview` module (message cards, highlighted
-source with provenance, request bodies) and `diffing` (the comparison); nothing here
-assembles differently from the editor, there is just no draft skill.
+The view data comes from `agent_view` (built on the editor's `preview` pieces); nothing
+here assembles differently from the editor, there is just no draft skill.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, redirect, request, url_for
-from markupsafe import Markup
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import Context, Diagnostic, Workspace
-from webapp.tokens import TokenCount, count_tokens
+from webapp.pipeline import Workspace
 
-from .diffing import Diff, diff_lines
+from .agent_view import build, build_comparison
 from .forms import choice_args, parse_choice, request_data
-from .preview import (
-    Choice,
-    MessageCard,
-    RequestBody,
-    message_card,
-    messages_text,
-    preview_models,
-    problem_key,
-    request_bodies,
-    run,
-    skill_link,
-)
+from .preview import Choice, run, skill_link
 from .responses import page_or_fragment, wants_fragment
-from .source_view import source_rows
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
-
-
-@dataclass
-class AgentPreview:
-    """What the tabs show for one scenario: the context and its view data."""
-
-    choice: Choice
-    context: Context
-    cards: list[MessageCard]
-    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
-    bodies: list[RequestBody]
-    problems: list[Diagnostic]
-    total_tokens: TokenCount
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return self.context.counts()
-
-    @property
-    def trigger(self) -> str:
-        return self.context.trigger
-
-
-@dataclass
-class Comparison:
-    """Two previews and the diffs of their documents and messages."""
-
-    a: AgentPreview
-    b: AgentPreview
-    document_diff: Diff
-    messages_diff: Diff
-    only_a: list[Diagnostic]
-    only_b: list[Diagnostic]
 
 
 @bp.get("/agents/<agent>/preview")
@@ -134,38 +84,6 @@ def side(args: Any, prefix: str, workspace: Workspace, default: str | None = Non
                                    "trigger": args.get(f"{prefix}_trigger")}, workspace)
     return choice, {f"{prefix}{'_' + key if key != 'scenario' else ''}": message
                     for key, message in errors.items()}
-
-
-def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | None = None
-          ) -> AgentPreview:
-    """Assemble `workspace` for `choice` and build the tabs' view data.
-
-    `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
-    (without it, they do not link).
-    """
-    context = run(workspace, choice)
-    return AgentPreview(
-        choice=choice,
-        context=context,
-        cards=[message_card(m) for m in context.messages],
-        source_rows=source_rows(context.document, context.provenance, None, link),
-        bodies=request_bodies(context.messages, preview_models()),
-        problems=sorted(context.diagnostics, key=problem_key),
-        total_tokens=count_tokens(context.document),
-    )
-
-
-def build_comparison(workspace: Workspace, a: Choice, b: Choice) -> Comparison:
-    left, right = build(workspace, a), build(workspace, b)
-    in_a, in_b = set(left.problems), set(right.problems)
-    return Comparison(
-        a=left, b=right,
-        document_diff=diff_lines(left.context.document, right.context.document),
-        messages_diff=diff_lines(messages_text(left.context.messages),
-                                  messages_text(right.context.messages)),
-        only_a=[d for d in left.problems if d not in in_b],
-        only_b=[d for d in right.problems if d not in in_a],
-    )
 
 
 def picker_context(agent: str, workspace: Workspace, choice: Choice) -> dict[str, Any]:

@@ -1,0 +1,94 @@
+"""What the whole-agent preview and the comparison page show, as plain view data.
+
+Built from the same pieces as the editor's preview (`preview`: message cards, request
+bodies, problems; `source_view`: the Source table; `diffing`), with no draft skill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from webapp.pipeline import Context, Diagnostic, Workspace
+from webapp.tokens import TokenCount, count_tokens
+
+from .diffing import Diff, diff_lines
+from .preview import (
+    Choice,
+    MessageCard,
+    RequestBody,
+    message_card,
+    messages_text,
+    preview_models,
+    problem_key,
+    request_bodies,
+    run,
+)
+from .source_view import source_rows
+
+
+@dataclass
+class AgentPreview:
+    """What the tabs show for one scenario: the context and its view data."""
+
+    choice: Choice
+    context: Context
+    cards: list[MessageCard]
+    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
+    bodies: list[RequestBody]
+    problems: list[Diagnostic]
+    total_tokens: TokenCount
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.context.counts()
+
+    @property
+    def trigger(self) -> str:
+        return self.context.trigger
+
+
+@dataclass
+class Comparison:
+    """Two previews and the diffs of their documents and messages."""
+
+    a: AgentPreview
+    b: AgentPreview
+    document_diff: Diff
+    messages_diff: Diff
+    only_a: list[Diagnostic]
+    only_b: list[Diagnostic]
+
+
+def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | None = None
+          ) -> AgentPreview:
+    """Assemble `workspace` for `choice` and build the tabs' view data.
+
+    `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
+    (without it, they do not link).
+    """
+    context = run(workspace, choice)
+    return AgentPreview(
+        choice=choice,
+        context=context,
+        cards=[message_card(m) for m in context.messages],
+        source_rows=source_rows(context.document, context.provenance, None, link),
+        bodies=request_bodies(context.messages, preview_models()),
+        problems=sorted(context.diagnostics, key=problem_key),
+        total_tokens=count_tokens(context.document),
+    )
+
+
+def build_comparison(workspace: Workspace, a: Choice, b: Choice) -> Comparison:
+    left, right = build(workspace, a), build(workspace, b)
+    in_a, in_b = set(left.problems), set(right.problems)
+    return Comparison(
+        a=left, b=right,
+        document_diff=diff_lines(left.context.document, right.context.document),
+        messages_diff=diff_lines(messages_text(left.context.messages),
+                                  messages_text(right.context.messages)),
+        only_a=[d for d in left.problems if d not in in_b],
+        only_b=[d for d in right.problems if d not in in_a],
+    )
