@@ -14,9 +14,10 @@ from pygments.lexers import JsonLexer, MarkdownLexer
 
 import webapp
 from webapp import render
-from webapp.bench import scale_workspace
 from webapp.pipeline import assemble, load_bundle
 from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html, sanitize
+
+from .workspaces import many_skills
 
 DEMO = Path(webapp.__file__).parent / "demo"
 
@@ -24,8 +25,10 @@ DEMO = Path(webapp.__file__).parent / "demo"
 @pytest.mark.parametrize("markdown, expected", [
     ("# Title", "<h1>Title</h1>"),
     ("| a | b |\n|---|---|\n| 1 | 2 |", "<td>1</td>"),
-    ("```python\nx = 1\n```", '<div class="highlight"><pre><span></span><code><span class="n">x</span>'),
-    ("[ok](https://example.org)", '<a href="https://example.org" rel="noopener noreferrer nofollow">ok</a>'),
+    ("```python\nx = 1\n```",
+     '<div class="highlight"><pre><span></span><code><span class="n">x</span>'),
+    ("[ok](https://example.org)",
+     '<a href="https://example.org" rel="noopener noreferrer nofollow">ok</a>'),
     ("[bad](javascript:alert(1))", '<a rel="noopener noreferrer nofollow">bad</a>'),
     ("<b onclick=alert(1)>bold</b>", "<b>bold</b>"),
     ("<script>alert(1)</script>text", "text"),
@@ -141,7 +144,7 @@ def test_random_documents_render_as_the_whole():
 
 
 def test_demo_and_scaled_documents_render_as_the_whole():
-    workspaces = [load_bundle(path) for path in sorted(DEMO.glob("*.json"))] + [scale_workspace(12)]
+    workspaces = [load_bundle(path) for path in sorted(DEMO.glob("*.json"))] + [many_skills(12)]
     for workspace in workspaces:
         for scenario in workspace.scenarios or [None]:
             context = assemble(workspace, scenario.name if scenario else None)
