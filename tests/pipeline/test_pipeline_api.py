@@ -69,9 +69,11 @@ def test_trace_shows_each_stage_of_each_skill():
     context = assemble(load_bundle(SIMON))
     personality = next(t for t in context.trace if t.d_tag == "personality")
     names = [stage.name for stage in personality.stages]
-    assert names == ["raw", "references expanded", "variables resolved", "headings bumped"]
-    raw, expanded, resolved, bumped = (stage.text for stage in personality.stages)
+    assert names == ["raw", "references expanded", "roles split", "variables resolved",
+                     "headings bumped", "template sections added"]
+    raw, expanded, split, resolved, bumped, _ = (stage.text for stage in personality.stages)
     assert "{{identity}}" in raw and "{{agent_profile}}" in expanded
+    assert split.startswith("system:\n") and "{{agent_profile}}" in split
     assert "You are Simon" in resolved and "# Personality" in resolved
     assert "## Personality" in bumped
 

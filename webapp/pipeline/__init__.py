@@ -21,7 +21,7 @@ from .analysis import (
     unknown_variables,
     variable_uses,
 )
-from .assemble import assemble, format_log_entry
+from .assemble import assemble
 from .bundle import (
     ITEM_SECTIONS,
     BundleError,
@@ -37,6 +37,7 @@ from .bundle import (
 )
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
+from .messages import format_log_entry
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .workspace import (
     BUILTIN_ALIASES,

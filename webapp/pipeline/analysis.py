@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .assemble import assemble, parse_skill
+from .assemble import assemble
+from .blocks import parse_skill
 from .placeholders import find_placeholders
 from .result import Diagnostic
 from .sections import parse_template, split_template
@@ -124,8 +125,7 @@ def call_binding(workspace: Workspace, scenario: Scenario, binding: Variable
                  ) -> tuple[str, tuple[Diagnostic, ...]]:
     """What `binding` resolves to for `scenario`: its text and the problems met (which
     carry no place: the binding is not in a skill)."""
-    text, problems = Resolver(workspace, scenario, scenario.message).call(binding)
-    return text, tuple(Diagnostic(p.severity, p.code, p.message) for p in problems)
+    return Resolver(workspace, scenario, scenario.message).call(binding)
 
 
 # -- references and renaming
@@ -190,21 +190,3 @@ def renamed_uses(workspace: Workspace, old: str, new: str, *, tool: bool) -> dic
             changed[skill.d_tag] = text
     return changed
 
-
-__all__ = [
-    "BUILTIN_TOOL_NAMES",
-    "SkillNames",
-    "Unknown",
-    "Use",
-    "call_binding",
-    "canonical_tool",
-    "references_to",
-    "refers_to",
-    "rename_placeholders",
-    "rename_template_tool",
-    "renamed_uses",
-    "skill_names",
-    "tool_uses",
-    "unknown_variables",
-    "variable_uses",
-]

@@ -47,7 +47,8 @@ class BundleError(ValueError):
     def __init__(self, problems: list[Problem]):
         self.problems = problems
         lines = "\n".join(f"  {p}" for p in problems)
-        super().__init__(f"invalid bundle ({len(problems)} problem{'s' * (len(problems) != 1)}):\n{lines}")
+        count = f"{len(problems)} problem{'s' * (len(problems) != 1)}"
+        super().__init__(f"invalid bundle ({count}):\n{lines}")
 
 
 def parse_json(text: str, path: str = "$") -> Any:
@@ -124,8 +125,7 @@ def dump_bundle(workspace: Workspace) -> dict[str, Any]:
     }
 
 
-# One item of each bundle section as its JSON dict: the store and the web forms use
-# these too, so the shape of an item is written in one place.
+# One item of each bundle section as its JSON dict (the store and forms use them too).
 
 
 def dump_skill(s: Skill) -> dict[str, Any]:
@@ -186,7 +186,8 @@ class _Checker:
             return None
         for key in value:
             if key not in allowed:
-                self.problem(f"{path}.{key}", f"unknown key (expected one of: {', '.join(allowed)})")
+                self.problem(f"{path}.{key}",
+                             f"unknown key (expected one of: {', '.join(allowed)})")
         return value
 
     def string(self, data: dict, key: str, path: str, default: Any = _MISSING, *,
@@ -267,8 +268,10 @@ class _Checker:
             agent = Agent(name="")
         else:
             agent = self.agent(root["agent"], "$.agent")
-        skills = [self.skill(v, f"$.skills[{i}]") for i, v in enumerate(self.array(root, "skills", "$"))]
-        tools = [self.tool(v, f"$.tools[{i}]") for i, v in enumerate(self.array(root, "tools", "$"))]
+        skills = [self.skill(v, f"$.skills[{i}]")
+                  for i, v in enumerate(self.array(root, "skills", "$"))]
+        tools = [self.tool(v, f"$.tools[{i}]")
+                 for i, v in enumerate(self.array(root, "tools", "$"))]
         variables = [self.variable(v, f"$.variables[{i}]")
                      for i, v in enumerate(self.array(root, "variables", "$"))]
         scenarios = [self.scenario(v, f"$.scenarios[{i}]")
@@ -288,16 +291,19 @@ class _Checker:
         )
 
     def agent(self, value: Any, path: str) -> Agent:
-        data = self.obj(value, path, ("name", "title", "message_mode", "max_array_items", "history_labels"))
+        data = self.obj(value, path, ("name", "title", "message_mode", "max_array_items",
+                                      "history_labels"))
         if data is None:
             return Agent(name="")
         mode = self.string(data, "message_mode", path, "grouped")
         if mode not in MESSAGE_MODES:
-            self.problem(f"{path}.message_mode", f"must be one of {', '.join(MESSAGE_MODES)}, not {mode!r}")
+            self.problem(f"{path}.message_mode",
+                         f"must be one of {', '.join(MESSAGE_MODES)}, not {mode!r}")
             mode = "grouped"
         labels = data.get("history_labels", DEFAULT_HISTORY_LABELS)
         if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
-            self.problem(f"{path}.history_labels", "must be an object mapping roles to label strings")
+            self.problem(f"{path}.history_labels",
+                         "must be an object mapping roles to label strings")
             labels = DEFAULT_HISTORY_LABELS
         return Agent(
             name=self.string(data, "name", path, nonempty=True),
@@ -332,7 +338,8 @@ class _Checker:
             return None
         name = self.string(data, "name", path, nonempty=True)
         if name in RESERVED_TOOL_NAMES:
-            self.problem(f"{path}.name", f"{name!r} is a built-in tool name and cannot be redefined")
+            self.problem(f"{path}.name",
+                         f"{name!r} is a built-in tool name and cannot be redefined")
         self.name_token(name, f"{path}.name", "a tool name")
         by_args = []
         for i, entry in enumerate(self.array(data, "results_by_args", path)):
@@ -351,7 +358,8 @@ class _Checker:
         )
 
     def variable(self, value: Any, path: str) -> Variable | None:
-        data = self.obj(value, path, ("name", "tool", "args", "result_field", "path", "format", "limit"))
+        data = self.obj(value, path, ("name", "tool", "args", "result_field", "path", "format",
+                                      "limit"))
         if data is None:
             return None
         name = self.string(data, "name", path, nonempty=True)
@@ -360,7 +368,8 @@ class _Checker:
             name=name,
             tool=self.string(data, "tool", path, nonempty=True),
             args=data.get("args"),
-            result_field=self.string(data, "result_field", path, "content", nullable=True) or "content",
+            result_field=self.string(data, "result_field", path, "content", nullable=True)
+            or "content",
             path=self.string(data, "path", path, None, nullable=True),
             format=self.string(data, "format", path, None, nullable=True),
             limit=self.integer(data, "limit", path, None, nullable=True),

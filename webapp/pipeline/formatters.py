@@ -207,8 +207,8 @@ def format_list(value: Any, options: FormatOptions) -> str:
     if _is_empty(value):
         return ""
     if isinstance(value, str):
-        return "\n".join(f"- {line.strip()}" for line in
-                         _first([line for line in value.splitlines() if line.strip()], options.limit))
+        lines = [line for line in value.splitlines() if line.strip()]
+        return "\n".join(f"- {line.strip()}" for line in _first(lines, options.limit))
     # Each item rendered as a one-item array is exactly rule 1's bullet for it.
     items = _first(_as_list(value), options.limit)
     return "\n".join(json_to_markdown([item], options.max_items) for item in items)

@@ -1,4 +1,5 @@
-"""Heading bump: the runtime owns the `#` title, so every heading in skill text moves down one level.
+"""Heading bump: the runtime owns the `#` title, so every heading in skill text moves down
+one level.
 
 ATX headings (0-3 spaces, 1-6 `#`, then a space or the end of the line) gain a `#`;
 setext headings (text underlined by `===` or `---`) become ATX headings one level

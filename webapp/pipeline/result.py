@@ -62,14 +62,6 @@ class Origin(NamedTuple):
                 "name": self.name, "label": self.label}
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One API message before it is turned into a `{"role", "content"}` dict."""
-
-    role: str
-    content: str
-
-
 class Stage(NamedTuple):
     """One step of a skill's stage trace: its name and the text after it."""
 

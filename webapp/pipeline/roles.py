@@ -37,10 +37,6 @@ class FenceTracker:
         self.char = ""
         self.length = 0
 
-    @property
-    def inside(self) -> bool:
-        return bool(self.char)
-
     def feed(self, line: str) -> bool:
         """Account for `line`; return True if it is a fence line or inside a fence."""
         if self.char:

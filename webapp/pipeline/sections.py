@@ -82,7 +82,7 @@ def parse_template(text: str, first_line: int) -> Template:
         return Template((), ((first_line, "the template must be a YAML list of sections"),))
     sections: list[Section] = []
     problems: list[tuple[int, str]] = []
-    for item, item_node in zip(data, node.value):
+    for item, item_node in zip(data, node.value, strict=True):
         line = first_line + item_node.start_mark.line
         section, problem = _section(item, line)
         if section is not None:
@@ -99,7 +99,8 @@ def _section(item: Any, line: int) -> tuple[Section | None, str]:
     label = f"section `{name}`" if isinstance(name, str) else "a section"
     unknown = [str(key) for key in item if key not in SECTION_KEYS]
     if unknown:
-        return None, f"{label} has unknown key(s) {', '.join(unknown)} (known: {', '.join(SECTION_KEYS)})"
+        return None, (f"{label} has unknown key(s) {', '.join(unknown)} "
+                      f"(known: {', '.join(SECTION_KEYS)})")
     if not isinstance(name, str) or not name.strip():
         return None, "a section needs a `section` name"
     role = item.get("role", "system")
@@ -114,7 +115,8 @@ def _section(item: Any, line: int) -> tuple[Section | None, str]:
             return None, f"{label}: `role: expand` works on the `dm_history` tool, not `{tool}`"
     elif tool is None and content is None:
         return None, f"{label} needs `tool` or `content`"
-    for key in ("tool", "result_field", "path", "format", "content", "provider", "provider_content"):
+    for key in ("tool", "result_field", "path", "format", "content", "provider",
+                "provider_content"):
         value = tool if key == "tool" else item.get(key)
         if value is not None and not isinstance(value, str):
             return None, f"{label}: `{key}` must be a string"

@@ -11,6 +11,7 @@ import difflib
 from typing import Any, NamedTuple
 
 from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
+from .result import Diagnostic
 from .workspace import BUILTIN_ALIASES, BUILTIN_TOOLS, Scenario, Variable, Workspace
 
 #: The format a built-in tool's output gets when a binding names none.
@@ -36,12 +37,6 @@ def format_tool_list(value: Any, options: FormatOptions) -> str:
     return "\n".join(lines)
 
 
-class Problem(NamedTuple):
-    severity: str
-    code: str
-    message: str
-
-
 class Resolved(NamedTuple):
     """The text a name resolves to, what kind of source gave it, and what went wrong.
 
@@ -51,7 +46,7 @@ class Resolved(NamedTuple):
 
     text: str
     kind: str  # "variable" or "tool"
-    problems: tuple[Problem, ...] = ()
+    problems: tuple[Diagnostic, ...] = ()  # without a place: the caller knows where
 
 
 _MISSING = object()
@@ -90,7 +85,7 @@ class Resolver:
         self._memo[name] = resolved
         return resolved
 
-    def call(self, binding: Variable) -> tuple[str, tuple[Problem, ...]]:
+    def call(self, binding: Variable) -> tuple[str, tuple[Diagnostic, ...]]:
         """Call the binding's tool, select its field and path, and format the value."""
         tool_name = BUILTIN_ALIASES.get(binding.tool, binding.tool)
         if tool_name in BUILTIN_TOOLS:
@@ -99,17 +94,18 @@ class Resolver:
         else:
             tool = self.workspace.tools_by_name.get(tool_name)
             if tool is None:
-                return "", (Problem("warning", "missing-tool",
-                                    f"`{binding.name}` calls the tool `{binding.tool}`, which does not exist"),)
+                return "", (Diagnostic("warning", "missing-tool",
+                                       f"`{binding.name}` calls the tool `{binding.tool}`, "
+                                       f"which does not exist"),)
             result = tool.call(binding.args)
             default_format = "markdown"
         value, problem = select(result, binding)
         if problem is not None:
             return "", (problem,)
         format_name = binding.format or default_format
-        problems: tuple[Problem, ...] = ()
+        problems: tuple[Diagnostic, ...] = ()
         if format_name not in FORMATTERS:
-            problems = (Problem("warning", "unknown-format",
+            problems = (Diagnostic("warning", "unknown-format",
                                 f"`{binding.name}` asks for the unknown format `{format_name}`; "
                                 f"used `markdown` (known: {', '.join(sorted(FORMATTERS))})"),)
             format_name = "markdown"
@@ -119,8 +115,9 @@ class Resolver:
         try:
             return format_value(format_name, value, options), problems
         except Exception as exc:  # noqa: BLE001 -- a registered formatter is third-party code
-            return "", (*problems, Problem("warning", "tool-error",
-                                           f"formatter `{format_name}` failed on `{binding.name}`: {exc}"))
+            return "", (*problems, Diagnostic(
+                "warning", "tool-error",
+                f"formatter `{format_name}` failed on `{binding.name}`: {exc}"))
 
     def builtin_value(self, tool_name: str) -> Any:
         scenario = self.scenario
@@ -132,13 +129,6 @@ class Resolver:
         if tool_name == "trigger_event":
             return scenario.event
         return [{"name": t.name, "description": t.description} for t in self.workspace.tools]
-
-    def signature(self, name: str) -> tuple:
-        """Everything the use of `name` depends on, as a hashable value (for memoising)."""
-        resolved = self.resolve(name)
-        if resolved is None:
-            return ("?", name, tuple(self.suggestions(name)))
-        return (name, resolved)
 
     def suggestions(self, name: str) -> list[str]:
         """The known names closest to `name`, best first."""
@@ -153,10 +143,10 @@ class Resolver:
         return close
 
 
-def select(result: Any, binding: Variable) -> tuple[Any, Problem | None]:
+def select(result: Any, binding: Variable) -> tuple[Any, Diagnostic | None]:
     """Take the binding's `result_field` from a tool result, then follow its `path`."""
-    def error(message: str) -> tuple[Any, Problem]:
-        return None, Problem("warning", "tool-error", f"`{binding.name}`: {message}")
+    def error(message: str) -> tuple[Any, Diagnostic]:
+        return None, Diagnostic("warning", "tool-error", f"`{binding.name}`: {message}")
 
     if isinstance(result, dict):
         if result.get("success") is False or result.get("error"):

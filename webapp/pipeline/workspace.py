@@ -24,7 +24,8 @@ BUILTIN_TOOLS: dict[str, str] = {
     "tool_list": "The workspace's tools, as a markdown list of names and descriptions.",
 }
 #: Aliases of built-in tools, usable as `{{alias}}` and as a binding's `tool`.
-BUILTIN_ALIASES: dict[str, str] = {"message": "message_current", "triggering_event": "trigger_event"}
+BUILTIN_ALIASES: dict[str, str] = {"message": "message_current",
+                                   "triggering_event": "trigger_event"}
 RESERVED_TOOL_NAMES = frozenset(BUILTIN_TOOLS) | frozenset(BUILTIN_ALIASES)
 
 MESSAGE_MODES = ("grouped", "sequence")

@@ -1,0 +1,284 @@
+"""The stages a skill runs through, as a table, and the one loop that runs them.
+
+    STAGES = (references expanded, roles split, variables resolved, headings bumped,
+              template sections added)
+
+Each stage is a plain function `stage(skill, blocks) -> blocks`: it reads the skill
+being run (its parsed text, what its names resolve to) and returns new blocks. The loop
+records the text after every stage, which is the stage trace the Pipeline tab shows, so
+adding a stage is one line of the table. The seed's order holds: references are
+expanded and variables resolved before headings are bumped, so embedded text is bumped
+once, with the skill that embeds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+from .blocks import Block, Line, ParsedSkill, Piece, Replacement, splice, split_roles, trim_blank
+from .formatters import FormatOptions, format_value
+from .headings import bump_headings
+from .placeholders import find_placeholders, unescape
+from .result import Diagnostic, Origin, SkillTrace, Stage
+from .roles import is_marker
+from .sections import Section, parse_template
+from .variables import Resolved
+from .workspace import Variable
+
+
+class Lookups(Protocol):
+    """What the stages may ask about the world outside the skill being run."""
+
+    def embeds(self, names: Sequence[str]) -> bool:
+        """Whether any of `names` is a skill (so references must be expanded)."""
+
+    def embed(self, skill: SkillRun, name: str, at: Origin,
+              stack: tuple[str, ...]) -> Sequence[Line] | None:
+        """The lines `{{name}}` stands for at `at`, or None when `name` is no skill."""
+
+    def resolve(self, name: str) -> Resolved | None:
+        """What a `{{name}}` that is no skill resolves to, or None for nothing."""
+
+    def suggestions(self, name: str) -> Sequence[str]:
+        """The known names closest to an unknown `name`."""
+
+    def template(self) -> Any:
+        """The run's `Template` settings (see `TemplateInputs`), for template sections."""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateInputs:
+    """What template sections read besides the skill: the scenario and layout settings,
+    and how to call a binding."""
+
+    provider: str | None
+    history: tuple[Any, ...]
+    sequence: bool  # the agent's message mode is `sequence`
+    options: FormatOptions
+    call: Callable[[Variable], tuple[str, tuple[Diagnostic, ...]]]
+
+
+@dataclass(slots=True)
+class SkillRun:
+    """One skill being run: its `d_tag`, parsed text, lookups and the diagnostics found."""
+
+    d_tag: str
+    parsed: ParsedSkill
+    lookups: Lookups
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def diag(self, severity: str, code: str, message: str, origin: Origin | None = None) -> None:
+        self.diagnostics.append(Diagnostic(severity, code, message,
+                                           origin.skill if origin else None,
+                                           origin.line if origin else None))
+
+
+# -- stage 1: expand references
+
+
+def expand_references(skill: SkillRun, blocks: list[Block]) -> list[Block]:
+    """Replace each `{{d_tag}}` of a skill by that skill's text, recursively."""
+    if not skill.lookups.embeds(skill.parsed.names):
+        return blocks
+    return [Block(b.role, b.skill, expand_lines(skill, b.lines, (skill.d_tag,))) for b in blocks]
+
+
+def expand_lines(skill: SkillRun, lines: Sequence[Line], stack: tuple[str, ...]) -> list[Line]:
+    """`lines` with every skill reference replaced by the lines it stands for."""
+    out: list[Line] = []
+    for text, origin in lines:
+        if "{{" not in text:
+            out.append((text, origin))
+            continue
+        splice(text, origin, _embeddings(skill, text, origin, stack), out)
+    return out
+
+
+def _embeddings(skill: SkillRun, text: str, origin: Origin, stack: tuple[str, ...]
+                ) -> Iterator[Replacement]:
+    for ph in find_placeholders(text):
+        embedded = skill.lookups.embed(skill, ph.name, origin, stack)
+        if embedded is not None:
+            yield ph.start, ph.end, embedded
+
+
+# -- stage 2: split roles
+
+
+def split_into_roles(skill: SkillRun, blocks: list[Block]) -> list[Block]:
+    """Cut author text into blocks at role markers; text before the first is system."""
+    out = []
+    for block in blocks:
+        lines = block.lines
+        # The body as parsed (nothing was embedded): its split is parsed already.
+        ranges = skill.parsed.roles if lines is skill.parsed.lines else split_roles(
+            [text for text, _ in lines])
+        out += [Block(role, block.skill, lines[start:end]) for role, start, end in ranges]
+    return out
+
+
+# -- stage 3: resolve variables
+
+
+def resolve_variables(skill: SkillRun, blocks: list[Block]) -> list[Block]:
+    """Replace every `{{name}}` left by its value; the values are never rescanned."""
+    return [resolve_block(skill, block) for block in blocks]
+
+
+def resolve_block(skill: SkillRun, block: Block) -> Block:
+    out: list[Line] = []
+    for text, origin in block.lines:
+        if "{{" not in text:
+            out.append((text, origin))
+            continue
+
+        def check(values: Sequence[Line], starts_line: bool, origin: Origin = origin) -> None:
+            check_markers(skill, [value for value, _ in values], values[0][1].name or "",
+                          origin, first_alone=starts_line)
+
+        splice(text, origin, _values(skill, text, origin), out, literal=unescape, check=check)
+    return Block(block.role, block.skill, out)
+
+
+def _values(skill: SkillRun, text: str, origin: Origin) -> Iterator[Replacement]:
+    for ph in find_placeholders(text):
+        resolved = skill.lookups.resolve(ph.name)
+        if resolved is None:
+            close = skill.lookups.suggestions(ph.name)
+            hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+            skill.diag("warning", "unknown-variable",
+                       f"`{{{{{ph.name}}}}}` matches no skill, variable or tool and was left "
+                       f"empty{hint}", origin)
+            yield ph.start, ph.end, ()
+            continue
+        for problem in resolved.problems:
+            skill.diag(problem.severity, problem.code, problem.message, origin)
+        value_origin = Origin(resolved.kind, origin.skill, origin.line, ph.name)
+        lines = [(value, value_origin) for value in resolved.text.split("\n")] if (
+            resolved.text) else ()
+        yield ph.start, ph.end, lines
+
+
+def check_markers(skill: SkillRun, values: Sequence[str], name: str, at: Origin,
+                  first_alone: bool = True) -> None:
+    """Warn when data holds a line that looks like a role marker (it stays plain text)."""
+    for index, value in enumerate(values):
+        if (index or first_alone) and is_marker(value):
+            skill.diag("warning", "marker-in-data",
+                       f"`{name}` put a `{value.strip()}` line into the text; data cannot open "
+                       f"a new message, so it stays plain text of this message", at)
+            return
+
+
+# -- stage 4: bump headings
+
+
+def bump_block_headings(skill: SkillRun, blocks: list[Block]) -> list[Block]:
+    """Move every heading down one level: the runtime owns the `#` title."""
+    return [bump_block(skill, block) for block in blocks]
+
+
+def bump_block(skill: SkillRun, block: Block) -> Block:
+    def clamp(origin: Origin) -> None:
+        skill.diag("warning", "heading-clamped",
+                   "a level-6 heading cannot be bumped further and stays level 6", origin)
+    return Block(block.role, block.skill, bump_headings(block.lines, clamp))
+
+
+# -- stage 5: template sections
+
+
+def add_template_sections(skill: SkillRun, blocks: list[Block]) -> list[Block]:
+    """Add a block for each section of the skill's `---template---` part."""
+    parsed = skill.parsed
+    if parsed.template_text is None:
+        return blocks
+    template = parse_template(parsed.template_text, parsed.template_line)
+    for line, problem in template.problems:
+        skill.diag("error", "template-invalid", problem, Origin("skill", skill.d_tag, line))
+    inputs = skill.lookups.template()
+    return blocks + [block for section in template.sections
+                     for block in section_blocks(skill, section, inputs)]
+
+
+def section_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs) -> list[Block]:
+    d_tag = skill.d_tag
+    at = Origin("skill", d_tag, section.line)
+    if section.role == "expand":
+        return history_blocks(skill, section, inputs, at)
+    if section.content is not None:
+        content = section.content
+        if section.provider_content is not None and section.provider == inputs.provider:
+            content = section.provider_content
+        lines = [(text, at) for text in content.rstrip("\n").split("\n")]
+        expanded = expand_lines(skill, lines, (d_tag,))
+        block = resolve_block(skill, Block(section.role, d_tag, expanded))
+    else:
+        binding = Variable(name=section.name, tool=section.tool or "", args=section.args,
+                           result_field=section.result_field, path=section.path,
+                           format=section.format, limit=section.limit)
+        text, problems = inputs.call(binding)
+        for problem in problems:
+            skill.diag(problem.severity, problem.code, problem.message, at)
+        values = text.split("\n") if text else []
+        check_markers(skill, values, section.name, at)
+        origin = Origin("tool", d_tag, section.line, section.tool)
+        block = Block(section.role, d_tag, [(value, origin) for value in values])
+    if section.skip_if_empty and not trim_blank(block.lines):
+        skill.diag("info", "section-skipped",
+                   f"section `{section.name}` is empty and was skipped", at)
+        return []
+    return [bump_block(skill, block)]
+
+
+def history_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs,
+                   at: Origin) -> list[Block]:
+    """`role: expand`: the DM history as one message per entry (sequence mode) or as one
+    formatted system block."""
+    history = list(inputs.history)
+    if section.limit is not None:
+        history = history[-section.limit:] if section.limit else []
+    if not history and section.skip_if_empty:
+        skill.diag("info", "section-skipped",
+                   f"section `{section.name}` is empty and was skipped", at)
+        return []
+    origin = Origin("history", skill.d_tag, section.line, "dm_history")
+    if inputs.sequence:
+        return [Block(entry.role, skill.d_tag,
+                      [(text, origin) for text in entry.content.split("\n")])
+                for entry in history]
+    entries = [{"role": h.role, "content": h.content, "created_at": h.created_at} for h in history]
+    text = format_value("dm_history", entries, inputs.options)
+    return [bump_block(skill, Block("system", skill.d_tag,
+                                    [(value, origin) for value in text.split("\n")]))]
+
+
+#: The stages, in order: (the name the trace shows, the function).
+STAGES: tuple[tuple[str, Callable[[SkillRun, list[Block]], list[Block]]], ...] = (
+    ("references expanded", expand_references),
+    ("roles split", split_into_roles),
+    ("variables resolved", resolve_variables),
+    ("headings bumped", bump_block_headings),
+    ("template sections added", add_template_sections),
+)
+
+
+class SkillResult(NamedTuple):
+    """What one skill adds to the context: its pieces, the diagnostics found, its trace."""
+
+    pieces: tuple[Piece, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    trace: SkillTrace
+
+
+def run_stages(skill: SkillRun, content: str) -> SkillResult:
+    """Run `skill` through every stage of `STAGES`, recording the text after each."""
+    blocks = [Block(None, skill.d_tag, skill.parsed.lines)]
+    trace = [Stage("raw", content)]
+    for name, stage in STAGES:
+        blocks = stage(skill, blocks)
+        trace.append(Stage(name, "\n".join(block.text() for block in blocks)))
+    return SkillResult(tuple(Piece.of(block) for block in blocks), tuple(skill.diagnostics),
+                       SkillTrace(skill.d_tag, tuple(trace)))
