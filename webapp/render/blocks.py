@@ -36,7 +36,6 @@ cases and for generated markdown; they are what a library upgrade must pass.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
 #: How many characters (of text and of HTML) each block cache may hold: a few large documents.
 CACHE_CHARS = 32_000_000
@@ -70,17 +69,17 @@ def _cuts(text: str, html: bool) -> list[int]:
     """The positions where `text` is cut, in order."""
     if _has(text, "]:") or any(char in text for char in _ONE_BLOCK):
         return []
-    brackets = _Brackets(text)
-    fences, stop = _fences(text, brackets)
+    brackets = _open_brackets(text)
+    fences, stop = _fences(text, _Spans(brackets))
     if html:
-        stop = min(stop, _first_markup(text, fences))
-    brackets = _Brackets(text)
+        stop = min(stop, _first_markup(text, _Spans(fences)))
+    in_fence, in_brackets = _Spans(fences), _Spans(brackets)
     cuts = []
     for gap in _GAP.finditer(text):
         cut = gap.end()
         if cut > stop:
             break
-        if _span_at(fences, cut) or brackets.open_at(cut):
+        if in_fence.at(cut) or in_brackets.at(cut):
             continue
         if not cuts and (gap.start() == 0 or text[:gap.start()].isspace()):
             continue  # a block of blank lines alone renders as nothing
@@ -88,7 +87,7 @@ def _cuts(text: str, html: bool) -> list[int]:
     return cuts
 
 
-def _fences(text: str, brackets: _Brackets) -> tuple[list[tuple[int, int]], int]:
+def _fences(text: str, in_brackets: _Spans) -> tuple[list[tuple[int, int]], int]:
     """The spans of the clean fences, and where cutting stops (the first fence line that is
     not clean or has no closing line, else the text's end)."""
     if not _has(text, "```") and not _has(text, "~~~"):
@@ -99,7 +98,7 @@ def _fences(text: str, brackets: _Brackets) -> tuple[list[tuple[int, int]], int]
         opening, closing = lines[i], lines[i + 1] if i + 1 < len(lines) else None
         match = _CLEAN_OPENING.match(text, opening)
         if closing is None or match is None or not _clean_before(text, opening) \
-                or _UNDERLINE.match(text, match.end()) or brackets.open_at(opening):
+                or _UNDERLINE.match(text, match.end()) or in_brackets.at(opening):
             return spans, opening
         end = text.find("\n", closing)
         end = len(text) if end < 0 else end
@@ -123,36 +122,57 @@ def _clean_before(text: str, line: int) -> bool:
     return text[before].isascii() and text[before].isalnum()
 
 
-def _first_markup(text: str, fences: list[tuple[int, int]]) -> int:
+def _first_markup(text: str, fences: _Spans) -> int:
     """The position of the first `<` outside the fences, else the text's end."""
     position = text.find("<")
-    while position >= 0 and (span := _span_at(fences, position)) is not None:
+    while position >= 0 and (span := fences.at(position)) is not None:
         position = text.find("<", span[1])
     return len(text) if position < 0 else position
 
 
-def _span_at(spans: list[tuple[int, int]], position: int) -> tuple[int, int] | None:
-    """The one of `spans` (in order, not overlapping) that `position` lies in, if any."""
-    i = bisect_right(spans, position, key=lambda span: span[0]) - 1
-    return spans[i] if i >= 0 and position < spans[i][1] else None
+class _Spans:
+    """The one of `spans` (in order, not overlapping) that a position lies in, asked for
+    positions in increasing order (so a document's cuts cost one walk over its fences)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self._spans = spans
+        self._next = 0
+
+    def at(self, position: int) -> tuple[int, int] | None:
+        spans, i = self._spans, self._next
+        while i < len(spans) and spans[i][1] <= position:
+            i += 1
+        self._next = i
+        return spans[i] if i < len(spans) and spans[i][0] <= position else None
 
 
-class _Brackets:
-    """Whether a `[` waits for its `]`, or a `](` for its `)`, at increasing positions."""
+# The tokens of links that may span lines: `[text](url)`, `[text][id]`.
+_BRACKET = re.compile(r"\]\(|[\[\])]")
 
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._none = "[" not in text
-        self._seen = 0
-        self._open = self._close = self._paren = self._paren_close = -1
 
-    def open_at(self, position: int) -> bool:
-        if self._none:
-            return False
-        text, seen = self._text, self._seen
-        self._open = max(self._open, text.rfind("[", seen, position))
-        self._close = max(self._close, text.rfind("]", seen, position))
-        self._paren = max(self._paren, text.rfind("](", max(seen - 1, 0), position))
-        self._paren_close = max(self._paren_close, text.rfind(")", seen, position))
-        self._seen = position
-        return self._open > self._close or self._paren > self._paren_close
+def _open_brackets(text: str) -> list[tuple[int, int]]:
+    """The stretches of `text` where a `[` waits for its `]`, or a `](` for its `)`."""
+    if "[" not in text:
+        return []
+    spans = []
+    opened = closed = linked = unlinked = -1
+    start = None
+    for match in _BRACKET.finditer(text):
+        token, position = match.group(), match.start()
+        if token == "[":
+            opened = position
+        elif token == ")":
+            unlinked = position
+        else:
+            closed = position
+            if token == "](":
+                linked = position
+        waiting = opened > closed or linked > unlinked
+        if waiting and start is None:
+            start = match.end()
+        elif not waiting and start is not None:
+            spans.append((start, match.end()))
+            start = None
+    if start is not None:
+        spans.append((start, len(text) + 1))
+    return spans
