@@ -23,10 +23,12 @@ are clean when each pair is: an opening line at the line's start of exactly thre
 backticks or tildes and an optional language name (ASCII letters, digits, `_` and `-`),
 after an empty line or a line starting with a letter or digit, not followed by a line of
 only `=` or `-` (which would make it a heading); and a closing line that is the opening
-marker alone. From the first fence line where this fails, the text is one block.
+marker alone. From the first fence line where this fails (or an opening line without a
+closing one), the rest of the text is one block. An empty line is one with no characters.
+The blocks are slices of the text, each but the last ending with the blank lines after it.
 
-A line starting with a letter or `#` begins a paragraph or a heading in any Markdown, so
-it cannot continue a list, a quote or indented code before it, nor be taken along by
+After an empty line, a line starting with a letter or `#` begins a paragraph or a heading
+in any Markdown, so it cannot continue a list, a quote or indented code before it, nor be taken along by
 markup before it; the list above covers what spans blank lines in Python-Markdown
 (fences, raw HTML, references) and in Pygments' Markdown lexer (fences, links). The
 tests render every block apart and the whole text in one go and compare, for adversarial
