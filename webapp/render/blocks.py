@@ -28,11 +28,11 @@ closing one), the rest of the text is one block. An empty line is one with no ch
 The blocks are slices of the text, each but the last ending with the blank lines after it.
 
 After an empty line, a line starting with a letter or `#` begins a paragraph or a heading
-in any Markdown, so it cannot continue a list, a quote or indented code before it, nor be taken along by
-markup before it; the list above covers what spans blank lines in Python-Markdown
-(fences, raw HTML, references) and in Pygments' Markdown lexer (fences, links). The
-tests render every block apart and the whole text in one go and compare, for adversarial
-cases and for generated markdown; they are what a library upgrade must pass.
+in any Markdown, so it cannot continue a list, a quote or indented code before it, nor be
+taken along by markup before it; the list above covers what spans blank lines in
+Python-Markdown (fences, raw HTML, references) and in Pygments' Markdown lexer (fences,
+links). The tests render every block apart and the whole text in one go and compare, for
+adversarial cases and for generated markdown; they are what a library upgrade must pass.
 """
 
 from __future__ import annotations
