@@ -44,8 +44,6 @@ CACHE_CHARS = 32_000_000
 
 # A blank line and, after it, a line that may start a block.
 _GAP = re.compile(r"\n\n+(?=[A-Za-z#])")
-# A fence line: spaces (not newlines), then three backticks or tildes.
-_FENCE_LINE = re.compile(r"^[^\S\n]*(?:```|~~~)", re.MULTILINE)
 _CLEAN_OPENING = re.compile(r"(```|~~~)[A-Za-z0-9_-]*\n")
 _UNDERLINE = re.compile(r"[=-]+(?:\n|\Z)")
 # Characters whose text is one block: line breaks other than "\n", the BOM, C0 controls.
@@ -94,7 +92,7 @@ def _fences(text: str, in_brackets: _Spans) -> tuple[list[tuple[int, int]], int]
     not clean or has no closing line, else the text's end)."""
     if not _has(text, "```") and not _has(text, "~~~"):
         return [], len(text)
-    lines = [match.start() for match in _FENCE_LINE.finditer(text)]
+    lines = _fence_lines(text)
     spans = []
     for i in range(0, len(lines), 2):
         opening, closing = lines[i], lines[i + 1] if i + 1 < len(lines) else None
@@ -108,6 +106,20 @@ def _fences(text: str, in_brackets: _Spans) -> tuple[list[tuple[int, int]], int]
             return spans, opening
         spans.append((opening, end))
     return spans, len(text)
+
+
+def _fence_lines(text: str) -> list[int]:
+    """Where the fence lines of `text` start, in order."""
+    lines = set()
+    for marker in ("```", "~~~"):
+        position = text.find(marker)
+        while position >= 0:
+            line = text.rfind("\n", 0, position) + 1
+            if line == position or text[line:position].isspace():
+                lines.add(line)
+            after = text.find("\n", position)  # the line's first marker is the one that counts
+            position = text.find(marker, after) if after >= 0 else -1
+    return sorted(lines)
 
 
 def _has(text: str, marker: str) -> bool:
@@ -148,33 +160,42 @@ class _Spans:
         return spans[i] if i < len(spans) and spans[i][0] <= position else None
 
 
-# The tokens of links that may span lines: `[text](url)`, `[text][id]`.
-_BRACKET = re.compile(r"\]\(|[\[\])]")
-
-
 def _open_brackets(text: str) -> list[tuple[int, int]]:
-    """The stretches of `text` where a `[` waits for its `]`, or a `](` for its `)`."""
+    """The stretches of `text` where a `[` waits for its `]`, or a `](` for its `)` (the
+    brackets of links, which may span lines: `[text](url)`, `[text][id]`)."""
     if "[" not in text:
         return []
     spans = []
     opened = closed = linked = unlinked = -1
     start = None
-    for match in _BRACKET.finditer(text):
-        token, position = match.group(), match.start()
-        if token == "[":
+    for position in _positions(text, "[])"):
+        char = text[position]
+        if char == "[":
             opened = position
-        elif token == ")":
+        elif char == ")":
             unlinked = position
         else:
             closed = position
-            if token == "](":
+            if text.startswith("(", position + 1):
                 linked = position
         waiting = opened > closed or linked > unlinked
         if waiting and start is None:
-            start = match.end()
+            start = position + 1
         elif not waiting and start is not None:
-            spans.append((start, match.end()))
+            spans.append((start, position + 1))
             start = None
     if start is not None:
         spans.append((start, len(text) + 1))
     return spans
+
+
+def _positions(text: str, chars: str) -> list[int]:
+    """Where `chars` occur in `text`, in order (a search for each character is much faster
+    than a regex's for a class of them)."""
+    positions = []
+    for char in chars:
+        position = text.find(char)
+        while position >= 0:
+            positions.append(position)
+            position = text.find(char, position + 1)
+    return sorted(positions)
