@@ -183,6 +183,30 @@ def test_markdownish_text_renders_as_the_whole(lines, end):
     assert highlight_markdown_lines(text) == _whole_source(text)
 
 
+# Documents as skills are written: paragraphs and headings, and fenced blocks (clean or
+# not) holding what would end a block outside them.
+_paragraph = st.builds(
+    lambda first, rest: "\n".join([first, *rest]),
+    st.sampled_from(["Title", "# Heading", "## Sub", "Use `x` and *y*", "See [l](u) now", "#"]),
+    st.lists(st.sampled_from(_LINES), max_size=3))
+_fence = st.builds(
+    lambda opening, body, closing: "\n".join([opening, *body, closing]),
+    st.sampled_from(["```", "```python", "~~~", "~~~json", "````", "  ```", "``` x", "```c++"]),
+    st.lists(st.sampled_from(["x = 1", "", "---", "===", "[", "]", "<div>", "```", "~~~",
+                              "    code", "- a", "Text"]), max_size=4),
+    st.sampled_from(["```", "~~~", "````", "``` ", "  ```"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(_paragraph, _paragraph, _fence),
+                          st.sampled_from(["\n\n", "\n\n", "\n", "\n\n\n"])),
+                min_size=1, max_size=12))
+def test_skill_like_documents_render_as_the_whole(parts):
+    text = "".join(part + gap for part, gap in parts)
+    assert markdown_to_html(text) == _whole_html(text)
+    assert highlight_markdown_lines(text) == _whole_source(text)
+
+
 def test_demo_and_scaled_documents_render_as_the_whole():
     workspaces = [load_bundle(path) for path in sorted(DEMO.glob("*.json"))] + [scale_workspace(12)]
     for workspace in workspaces:
