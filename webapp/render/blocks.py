@@ -15,7 +15,7 @@ follows an empty line, and only where nothing of the text before can reach past 
   unclosed tags that reach the blocks after them);
 - the text is not cut at all if it holds a reference definition (`]:`, seen by every link
   of the text), a line break other than `\\n` (`\\r`, form feed, `\\u2028` ...), a BOM or
-  another control character than tab and newline.
+  a control character other than tab and newline.
 
 A fence line is a line whose first characters other than spaces are three backticks or
 three tildes. Fence lines pair up in order, an opening and a closing line, and the fences
@@ -52,7 +52,7 @@ _ONE_BLOCK = "".join(map(chr, [*range(0x09), *range(0x0b, 0x20), 0x7f, 0x85, 0x2
 
 
 def markdown_blocks(text: str) -> list[str]:
-    """`text` cut by the rule above for rendering to HTML (no cut after raw HTML)."""
+    """`text` cut by the rule above for rendering to HTML (no cut after the first `<`)."""
     return _split(text, _cuts(text, html=True))
 
 
@@ -130,7 +130,7 @@ def _has(text: str, marker: str) -> bool:
 def _clean_before(text: str, line: int) -> bool:
     """Whether the line before `line` is empty or starts with a letter or digit (or there is
     none): a marker alone on a line, like `-` or `>`, may take the next line along."""
-    if line == 0 or text[line - 2:line] == "\n\n" or line == 1:
+    if line <= 1 or text[line - 2] == "\n":
         return True
     before = text.rfind("\n", 0, line - 1) + 1
     return text[before].isascii() and text[before].isalnum()
