@@ -1,5 +1,7 @@
 # Two commands: `make run` serves the editor on SQLite with the demo workspace;
 # `make test` runs every test (pipeline, storage and web on SQLite and PostgreSQL, browser).
+# `make bench` prints the speed figures of docs/performance.md (BENCH_FLAGS="--quick --no-web"
+# for a short run); the benchmarks live in benchmarks/, outside the installed package.
 PYTHON ?= python3
 VENV ?= .venv
 HOST ?= 127.0.0.1
@@ -22,4 +24,4 @@ test: setup
 	VENV=$(VENV) bash scripts/test.sh
 
 bench: setup
-	$(VENV)/bin/skill-editor bench
+	$(VENV)/bin/python -m benchmarks $(BENCH_FLAGS)

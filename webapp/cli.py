@@ -102,16 +102,6 @@ def check(bundle, agent, database_url) -> None:
     sys.exit(1 if errors else 0)
 
 
-@main.command("bench")
-@click.option("--quick", is_flag=True, help="Fewer repetitions and smaller inputs (for tests).")
-@click.option("--web/--no-web", default=True, show_default=True, help="Include the web section.")
-def bench(quick: bool, web: bool) -> None:
-    """Print the speed figures docs/performance.md records."""
-    from webapp import bench as benchmarks
-
-    benchmarks.run(quick=quick, web=web, echo=click.echo)
-
-
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)

@@ -1,4 +1,4 @@
-"""The `skill-editor` pipeline commands: json2md, assemble, check and bench."""
+"""The `skill-editor` pipeline commands: json2md, assemble and check."""
 
 from __future__ import annotations
 
@@ -15,14 +15,16 @@ from webapp.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMON = str(ROOT / "webapp" / "demo" / "simon.json")
-SIMON_DOCUMENT = (ROOT / "tests" / "pipeline" / "fixtures" / "simon_document.md").read_text(encoding="utf-8")
+SIMON_DOCUMENT = (ROOT / "tests" / "pipeline" / "fixtures" / "simon_document.md").read_text(
+    encoding="utf-8")
 
 
 @pytest.fixture
 def run():
     """Invoke the CLI in-process; returns click's Result (stdout and stderr kept apart)."""
     runner = CliRunner()
-    return lambda *args, input=None: runner.invoke(main, list(args), input=input, catch_exceptions=False)
+    return lambda *args, input=None: runner.invoke(main, list(args), input=input,
+                                                   catch_exceptions=False)
 
 
 @pytest.fixture
@@ -67,7 +69,8 @@ def test_assemble_trigger_and_message_options(run):
     assert result.stdout.endswith("user:\nPing?\n")
     result = run("assemble", "--bundle", SIMON, "--trigger", "nothing")
     assert result.exit_code == 0
-    assert result.stdout == "system:\n# Simon — Didactyl Agent\n\nuser:\nHey Simon, who mentioned me on Nostr today?\n"
+    assert result.stdout == ("system:\n# Simon — Didactyl Agent\n\n"
+                             "user:\nHey Simon, who mentioned me on Nostr today?\n")
     assert "no-skills" in result.stderr
 
 
@@ -81,7 +84,8 @@ def test_assemble_exits_1_on_error_diagnostics_and_reports_them_on_stderr(run, b
 def test_assemble_warnings_alone_exit_0(run, tmp_path):
     path = tmp_path / "warn.json"
     path.write_text(json.dumps({"format": "skill-workspace/1", "agent": {"name": "A"},
-                                "skills": [{"d_tag": "s", "triggers": ["dm"], "content": "{{agnt}}"}],
+                                "skills": [{"d_tag": "s", "triggers": ["dm"],
+                                            "content": "{{agnt}}"}],
                                 "variables": [{"name": "agent", "tool": "message"}]}))
     result = run("assemble", "--bundle", str(path))
     assert result.exit_code == 0
@@ -118,15 +122,8 @@ def test_check_lists_diagnostics_per_scenario_and_uncovered_trigger(run, broken_
 def test_json2md_from_file_and_stdin(run, tmp_path):
     path = tmp_path / "in.json"
     path.write_text('{"name":"Simon","tags":["a","b"],"price":1.50}')
-    assert run("json2md", str(path)).stdout == "- **name**: Simon\n- **tags**: a, b\n- **price**: 1.50\n"
+    assert (run("json2md", str(path)).stdout
+            == "- **name**: Simon\n- **tags**: a, b\n- **price**: 1.50\n")
     result = run("json2md", "--max-items", "2", input="[1,2,3,4]")
     assert result.stdout == "- 1\n- 2\n- *(... and 2 more items)*\n"
     assert run("json2md", "-", input="not json").stdout == "not json\n"
-
-
-def test_bench_quick_prints_the_pipeline_table(run):
-    result = run("bench", "--quick", "--no-web")
-    assert result.exit_code == 0
-    assert "peer template: assemble" in result.stdout
-    assert "scale: 100 skills of 2 KB, 50 tools" in result.stdout
-    assert "json_to_markdown / json.loads" in result.stdout

@@ -25,7 +25,8 @@ SECTION = re.compile(r"^--- (input|output|max_items)\n", re.MULTILINE)
 def read_fixture(path: Path) -> dict[str, str]:
     """The sections of a golden file, each without the newline that ends it."""
     parts = SECTION.split(path.read_text(encoding="utf-8"))
-    return {name: body.removesuffix("\n") for name, body in zip(parts[1::2], parts[2::2])}
+    return {name: body.removesuffix("\n") for name, body in
+            zip(parts[1::2], parts[2::2], strict=True)}
 
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.txt"))
@@ -63,7 +64,8 @@ def test_there_are_golden_files() -> None:
     ([True, None, 3], "- true\n-\n- 3"),
     ({"point": (1, 2)}, "- **point**: 1, 2"),
     ((("a", "b"),), "- - a\n  - b"),
-    ({1: "one", None: "nothing", (1, 2): "pair"}, "- **1**: one\n- **null**: nothing\n- **(1, 2)**: pair"),
+    ({1: "one", None: "nothing", (1, 2): "pair"},
+     "- **1**: one\n- **null**: nothing\n- **(1, 2)**: pair"),
     ({"line\nbreak": 1}, "- **line break**: 1"),
     ({"a": {"b": (True,)}}, "- **a**:\n  - **b**: true"),
 ], ids=repr)
@@ -114,7 +116,8 @@ def test_max_items_zero_none_or_unusable_means_no_limit(max_items: object) -> No
 
 def test_max_items_counts_the_items_of_every_array() -> None:
     assert json_to_markdown([[1, 2, 3]], 2) == "- - 1\n  - 2\n  - *(... and 1 more items)*"
-    assert json_to_markdown({"k": list(range(5))}, 3) == "- **k**: 0, 1, 2, *(... and 2 more items)*"
+    assert (json_to_markdown({"k": list(range(5))}, 3)
+            == "- **k**: 0, 1, 2, *(... and 2 more items)*")
     assert json_to_markdown(list(range(9))).endswith("- 7\n- *(... and 1 more items)*")
 
 
@@ -158,7 +161,8 @@ def test_a_cyclic_value_does_not_raise() -> None:
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda children: st.lists(children, max_size=12) | st.dictionaries(st.text(), children, max_size=6),
+    lambda children: (st.lists(children, max_size=12)
+                      | st.dictionaries(st.text(), children, max_size=6)),
     max_leaves=40,
 )
 
@@ -210,24 +214,43 @@ def test_numbers_keep_their_json_spelling(number: float) -> None:
     assert json_to_markdown(f"[{text}]") == f"- {text}"
 
 
-# -- the benchmark -----------------------------------------------------------------------
+# -- Nostr events, the documents `make bench` measures ------------------------------------
 
-def test_the_benchmark_documents_are_deterministic_nostr_events() -> None:
-    from webapp.bench_json import nostr_events_json
+def nostr_feed(count: int) -> str:
+    """A relay's answer of `count` (<= 16) kind-1 notes as JSON text; note i's id is 64 hex i's."""
+    events = [{"id": f"{i:x}" * 64, "pubkey": "ab" * 32, "created_at": 1774263529 + i, "kind": 1,
+               "tags": [["e", "cd" * 32, "wss://relay.example.com", "reply"], ["t", "zap"]],
+               "content": f"gm\nnote {i}", "sig": "ef" * 64}
+              for i in range(count)]
+    return json.dumps(events, separators=(",", ":"))
 
-    text = nostr_events_json(20_000)
-    assert text == nostr_events_json(20_000)
-    assert len(text) >= 20_000
-    events = json.loads(text)
-    assert set(events[0]) == {"id", "pubkey", "created_at", "kind", "tags", "content", "sig"}
+
+def test_a_feed_shows_its_first_eight_events_by_default() -> None:
+    markdown = json_to_markdown(nostr_feed(12))
+    ids = [line for line in markdown.split("\n") if line.startswith("- **id**: ")]
+    assert ids == [f"- **id**: {f'{i:x}' * 64}" for i in range(8)]
+    assert markdown.endswith("\n- *(... and 4 more items)*")
 
 
-def test_the_benchmark_reports_one_row_per_size() -> None:
-    from webapp.bench_json import bench_json_markdown
-
-    rows = bench_json_markdown(sizes=(5_000, 10_000), max_items=None, repeat=1)
-    assert len(rows) == 2
-    for row, size in zip(rows, (5_000, 10_000)):
-        assert {"size_bytes", "json_loads_ms", "json_to_markdown_ms", "ratio"} <= row.keys()
-        assert row["size_bytes"] >= size
-        assert row["ratio"] > 0
+def test_a_feed_renders_every_event_with_no_limit() -> None:
+    markdown = json_to_markdown(nostr_feed(12), None)
+    assert markdown.count("\n- **id**: ") == 11 and markdown.startswith("- **id**: ")
+    assert "more items" not in markdown
+    first = markdown.split("\n- **id**: ")[0]
+    assert first == "\n".join([
+        f"- **id**: {'0' * 64}",
+        f"  - **pubkey**: {'ab' * 32}",
+        "  - **created_at**: 1774263529",
+        "  - **kind**: 1",
+        "  - **tags**:",
+        "    - - e",
+        f"      - {'cd' * 32}",
+        "      - wss://relay.example.com",
+        "      - reply",
+        "    - - t",
+        "      - zap",
+        "  - **content**: gm",
+        "    note 0",
+        f"  - **sig**: {'ef' * 64}",
+    ])
+    assert_clean_lines(markdown)

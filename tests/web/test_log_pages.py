@@ -84,9 +84,9 @@ def test_filter_by_scenario(client, three):
 
 
 def test_pages_of_entries(client, three, monkeypatch):
-    from webapp.web import records
+    from webapp.web import log
 
-    monkeypatch.setattr(records, "PAGE_SIZE", 2)
+    monkeypatch.setattr(log, "PAGE_SIZE", 2)
     html = client.get(LOG).data.decode()
     assert f">#{three[2]}<" in html and f">#{three[1]}<" in html and f">#{three[0]}<" not in html
     assert 'href="/agents/Simon/log?page=2"' in html and "Older" in html

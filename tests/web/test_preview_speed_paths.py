@@ -14,12 +14,13 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer
 
 from webapp import render, tokens
-from webapp.bench import scale_workspace
 from webapp.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
 from webapp.web import diffing
 from webapp.web.preview import Choice, Models, build_preview
+
+from .workspaces import many_skills
 
 
 @pytest.mark.parametrize("text, pieces", [
@@ -69,7 +70,7 @@ def _typed(workspace, d_tag: str, text: str):
 
 
 def test_a_large_preview_shows_what_whole_rendering_shows():
-    workspace = scale_workspace(30)
+    workspace = many_skills(30)
     preview = build_preview(workspace, _typed(workspace, "skill_15", "A *typed* line"),
                             Choice(), Models())
     encoding = tokens.encoding()
@@ -111,7 +112,7 @@ def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
     monkeypatch.setattr(html, "_rendered", LRU("test", 10**8))
     monkeypatch.setattr(highlighting, "highlight_lines", highlight_block)
     monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**8))
-    workspace = scale_workspace(30)
+    workspace = many_skills(30)
     build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
     converted.clear()
     highlighted.clear()
@@ -137,13 +138,13 @@ def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monk
 
     preview_module_assemble = preview_module.assemble
     monkeypatch.setattr(preview_module, "assemble", assemble)
-    workspace = scale_workspace(30)
+    workspace = many_skills(30)
     saved = workspace.skills_by_tag["skill_15"].content.rsplit("\n", 1)[-1]
     first = build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
     assembled.clear()
     # A copy, as the store loads it again for each request.
-    again = dataclasses.replace(workspace, skills=tuple(dataclasses.replace(s)
-                                                        for s in workspace.skills))
+    again = dataclasses.replace(workspace,
+                                skills=tuple(dataclasses.replace(s) for s in workspace.skills))
     second = build_preview(again, _typed(again, "skill_15", "A line"), Choice(), Models())
     assert assembled == ["A line"]  # the draft only
     assert second.saved is first.saved
@@ -160,7 +161,7 @@ def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monk
 
 def test_the_saved_skill_previewed_is_assembled_afresh(monkeypatch):
     """Its context is the one shown, and the log entry it shows carries the time of now."""
-    workspace = scale_workspace(3)
+    workspace = many_skills(3)
     skill = workspace.skills_by_tag["skill_1"]
     first = build_preview(workspace, skill, Choice(), Models())
     second = build_preview(workspace, skill, Choice(), Models())

@@ -16,7 +16,6 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer
 
 import webapp
-from webapp.bench import scale_workspace
 from webapp.lru import LRU
 from webapp.pipeline import assemble, load_bundle
 from webapp.render import (
@@ -29,6 +28,8 @@ from webapp.render import (
 from webapp.render import html as render_html
 from webapp.render.blocks import markdown_blocks, source_blocks
 from webapp.render.highlight import highlight_lines
+
+from .workspaces import many_skills
 
 DEMO = Path(webapp.__file__).parent / "demo"
 
@@ -208,7 +209,7 @@ def test_skill_like_documents_render_as_the_whole(parts):
 
 
 def test_demo_and_scaled_documents_render_as_the_whole():
-    workspaces = [load_bundle(path) for path in sorted(DEMO.glob("*.json"))] + [scale_workspace(12)]
+    workspaces = [load_bundle(path) for path in sorted(DEMO.glob("*.json"))] + [many_skills(12)]
     for workspace in workspaces:
         for scenario in workspace.scenarios or [None]:
             context = assemble(workspace, scenario.name if scenario else None)

@@ -11,7 +11,6 @@ import pytest
 from flask import url_for
 from markupsafe import Markup
 
-from webapp.bench import scale_workspace
 from webapp.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
 from webapp.web import source_view
@@ -19,27 +18,35 @@ from webapp.web.preview import Choice, build_preview, run, source_lines
 
 from .conftest import SIMON
 from .test_security import EVIL_TAG, XSS, xss_bundle
+from .workspaces import many_skills
 
 # The template loops the Python-built table replaced, as they were in _preview.html and
 # _agent_preview.html.
+_LINK = ("<a href=\"{{ url_for('editor.edit', agent=agent, d_tag=line.skill, **choice_args) }}"
+         '#L{{ line.skill_line }}"')
+_EDITOR_ORIGIN = ('<td class="origin">{% if line.skill and line.skill_line %}' + _LINK
+                  + ' data-skill="{{ line.skill }}" data-line="{{ line.skill_line }}">'
+                  "{{ line.origin }}</a>{% else %}{{ line.origin }}{% endif %}</td>")
+_AGENT_ORIGIN = ('<td class="origin">{% if line.skill and line.skill_line %}' + _LINK
+                 + ">{{ line.origin }}</a>{% else %}{{ line.origin }}{% endif %}</td>")
 EDITOR_LOOP = """<table class="source highlight">
         {% for line in source %}
           <tr class="{{ 'mine' if line.mine }}">
-            <td class="origin">{% if line.skill and line.skill_line %}<a href="{{ url_for('editor.edit', agent=agent, d_tag=line.skill, **choice_args) }}#L{{ line.skill_line }}" data-skill="{{ line.skill }}" data-line="{{ line.skill_line }}">{{ line.origin }}</a>{% else %}{{ line.origin }}{% endif %}</td>
+            """ + _EDITOR_ORIGIN + """
             <td class="num">{{ line.number }}</td>
             <td class="code">{{ line.html }}</td>
           </tr>
         {% endfor %}
-      </table>"""  # noqa: E501 (the template's lines as they were)
+      </table>"""
 AGENT_LOOP = """<table class="source highlight">
         {% for line in source %}
           <tr>
-            <td class="origin">{% if line.skill and line.skill_line %}<a href="{{ url_for('editor.edit', agent=agent, d_tag=line.skill, **choice_args) }}#L{{ line.skill_line }}">{{ line.origin }}</a>{% else %}{{ line.origin }}{% endif %}</td>
+            """ + _AGENT_ORIGIN + """
             <td class="num">{{ line.number }}</td>
             <td class="code">{{ line.html }}</td>
           </tr>
         {% endfor %}
-      </table>"""  # noqa: E501
+      </table>"""
 # How the templates put the Python-built rows in.
 TABLE = """<table class="source highlight">
         {% for run in rows %}{{ run }}{% endfor %}
@@ -166,7 +173,7 @@ def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
 
     monkeypatch.setattr(source_view, "_run_html", run_html)
     monkeypatch.setattr(source_view, "_runs", LRU("test", 10**8))
-    workspace = scale_workspace(30)
+    workspace = many_skills(30)
     with app.test_request_context():
         build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), link=_link)
         assert len(built) > 30

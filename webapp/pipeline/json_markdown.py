@@ -8,7 +8,7 @@ case side by side.
 The converter runs on every tool result of a preview, some of them megabytes of
 Nostr events, so the renderer is written for speed: one list of lines shared by the
 whole walk, exact-type checks before anything general, no regular expression inside
-the walk. `python -m webapp.bench_json` measures it against `json.loads`.
+the walk. `python -m benchmarks.json_markdown` measures it against `json.loads`.
 """
 
 from __future__ import annotations

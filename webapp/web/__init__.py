@@ -17,16 +17,18 @@ from . import (
     agent_preview,
     editor,
     help,
-    records,
+    history,
+    log,
     scenarios,
     security,
     tools,
     transfer,
+    trash,
     variables,
 )
 
-BLUEPRINTS = (editor.bp, tools.bp, variables.bp, scenarios.bp, agent_preview.bp, records.bp,
-              transfer.bp, help.bp)
+BLUEPRINTS = (editor.bp, tools.bp, variables.bp, scenarios.bp, agent_preview.bp, log.bp,
+              history.bp, trash.bp, transfer.bp, help.bp)
 
 
 def not_found(exc: store.NotFound) -> Any:

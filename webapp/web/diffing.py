@@ -121,8 +121,10 @@ def diff_lines(old: str, new: str, context: int = CONTEXT_LINES) -> Diff:
                 else:
                     old_parts = ((old_line, False),) if old_line is not None else ()
                     new_parts = ((new_line, False),) if new_line is not None else ()
-                left = DiffLine("del", i1 + k + 1, None, old_parts) if old_line is not None else None
-                right = DiffLine("add", None, j1 + k + 1, new_parts) if new_line is not None else None
+                left = (DiffLine("del", i1 + k + 1, None, old_parts)
+                        if old_line is not None else None)
+                right = (DiffLine("add", None, j1 + k + 1, new_parts)
+                         if new_line is not None else None)
                 if left:
                     dels.append(left)
                 if right:
@@ -259,7 +261,8 @@ def _merged(codes: list[Opcode]) -> list[Opcode]:
 
 
 def _grouped(codes: list[Opcode], n: int) -> Iterator[list[Opcode]]:
-    """The changes of `codes` with `n` lines of context, as `SequenceMatcher.get_grouped_opcodes`."""
+    """The changes of `codes` with `n` lines of context, as
+    `SequenceMatcher.get_grouped_opcodes` groups them."""
     codes = list(codes) or [("equal", 0, 1, 0, 1)]
     if codes[0][0] == "equal":
         tag, i1, i2, j1, j2 = codes[0]

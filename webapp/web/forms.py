@@ -47,6 +47,18 @@ def request_data() -> tuple[Mapping[str, Any], bool]:
     return data, False
 
 
+def whole_number(value: Any, name: str) -> int:
+    """`value` as an integer of at least 1, else a 422 naming the field."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        what = "is required" if value in (None, "") else f"must be a whole number, not {value!r}"
+        abort(422, description=f"{name}: {what}")
+    if number < 1:
+        abort(422, description=f"{name}: must be at least 1, not {number}")
+    return number
+
+
 def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) -> SkillForm:
     """Read the skill fields; missing ones keep `saved`'s values.
 
@@ -101,8 +113,9 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
             errors["version"] = f"must be a whole number, not {version!r}"
             version = None
 
-    draft = Skill(d_tag=d_tag or saved.d_tag, content=content, name=_text(data.get("name", saved.name)),
-                  layer=layer, triggers=triggers, enabled=bool(enabled))
+    draft = Skill(d_tag=d_tag or saved.d_tag, content=content,
+                  name=_text(data.get("name", saved.name)), layer=layer, triggers=triggers,
+                  enabled=bool(enabled))
     return SkillForm(draft, version, errors)
 
 

@@ -1,7 +1,7 @@
-"""The web section of `skill-editor bench`: preview request times and throughput under load.
+"""The web section: preview request times and throughput under load.
 
 Each measurement runs against a throw-away SQLite database in a temporary folder:
-the demo workspace, and a 200-skill workspace built by `webapp.bench.scale_workspace`.
+the demo workspace, and a 200-skill workspace from `workspaces.scale_workspace`.
 The throughput figure serves the app with gunicorn (2 workers) on a free port of
 127.0.0.1 and points `wrk -t2 -c16 -d10s` at the saved-skill preview endpoint.
 """
@@ -19,25 +19,27 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
 
+from flask import Flask
+
+from webapp import store
+from webapp.app import create_app
+from webapp.db import get_session, session_scope
 from webapp.pipeline import dump_bundle
 
+from .workspaces import scale_workspace
+
+Row = tuple[str, str, str]
 PREVIEW_DRAFT_SUFFIX = "\n\n## Typed just now\nA line the author is typing {{agent_npub}}"
 
 
-def _app(db_path: Path, seed_demo: bool):
-    from webapp.app import create_app
-
+def _app(db_path: Path, seed_demo: bool) -> Flask:
     return create_app({"DATABASE_URL": f"sqlite:///{db_path}", "SEED_DEMO": seed_demo,
                        "SECRET_KEY": "bench", "TESTING": False})
 
 
-def _preview_ms(app: Any, agent: str, d_tag: str, requests: int) -> float:
+def _preview_ms(app: Flask, agent: str, d_tag: str, requests: int) -> float:
     """Median time of a draft-preview request (an htmx keystroke), server side."""
-    from webapp import store
-    from webapp.db import get_session
-
     client = app.test_client()
     page = client.get(f"/agents/{agent}/skills/{d_tag}").get_data(as_text=True)
     token = re.search(r'"X-CSRFToken": "([^"]+)"', page)
@@ -49,7 +51,8 @@ def _preview_ms(app: Any, agent: str, d_tag: str, requests: int) -> float:
     for i in range(requests + 3):
         form = {"content": f"{content}{PREVIEW_DRAFT_SUFFIX} {i}", "version": str(version)}
         start = time.perf_counter()
-        response = client.post(f"/agents/{agent}/skills/{d_tag}/preview", data=form, headers=headers)
+        response = client.post(f"/agents/{agent}/skills/{d_tag}/preview", data=form,
+                               headers=headers)
         elapsed = (time.perf_counter() - start) * 1000
         if response.status_code != 200:
             raise RuntimeError(f"preview answered {response.status_code}")
@@ -73,7 +76,8 @@ def _wrk(db_path: Path, url_path: str, seconds: int) -> tuple[str, str]:
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}", "SECRET_KEY": "bench"}
     server = subprocess.Popen(
-        [gunicorn, "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level", "warning", "webapp.app:create_app()"],
+        [gunicorn, "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level", "warning",
+         "webapp.app:create_app()"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
@@ -84,25 +88,22 @@ def _wrk(db_path: Path, url_path: str, seconds: int) -> tuple[str, str]:
                 break
             except OSError:
                 time.sleep(0.1)
-        out = subprocess.run([wrk, "-t2", "-c16", f"-d{seconds}s", url], capture_output=True, check=False,
-                             text=True, timeout=seconds + 30).stdout
+        out = subprocess.run([wrk, "-t2", "-c16", f"-d{seconds}s", url], capture_output=True,
+                             check=False, text=True, timeout=seconds + 30).stdout
     finally:
         server.terminate()
         server.wait(timeout=10)
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
     errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", out))
-    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    socket_errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     if socket_errors:
         errors += sum(int(n) for n in socket_errors.groups())
     return (f"{float(rps.group(1)):.0f} req/s" if rps else "no result"), f"{errors} errors"
 
 
-def web_rows(quick: bool = False) -> list[tuple[str, str, str]]:
+def web_rows(quick: bool = False) -> list[Row]:
     """(figure, measured, target) rows for the web section."""
-    from webapp import store
-    from webapp.bench import scale_workspace
-    from webapp.db import session_scope
-
     rows = []
     requests = 10 if quick else 60
     with tempfile.TemporaryDirectory() as folder:

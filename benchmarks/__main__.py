@@ -1,0 +1,49 @@
+"""`python -m benchmarks [--quick] [--no-web]`: print every section's figures as one table."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+from collections.abc import Callable
+
+from .json_markdown import json_rows
+from .pipeline import Row, pipeline_rows
+
+
+def machine() -> str:
+    """The architecture, core count, Python version and system the figures come from."""
+    return (f"{platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}, {platform.system()}")
+
+
+def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = print) -> None:
+    """Print the machine line, then the pipeline, JSON and (unless `web` is false) web rows."""
+    echo(f"machine: {machine()}")
+    rows: list[Row] = pipeline_rows(quick) + json_rows(quick)
+    if web:
+        # Flask and SQLAlchemy are loaded only when the web section runs.
+        from .web import web_rows
+
+        rows += web_rows(quick=quick)
+    width = max(len(r[0]) for r in rows)
+    echo(f"{'figure'.ljust(width)}  {'measured':>12}  target")
+    for figure, measured, target in rows:
+        echo(f"{figure.ljust(width)}  {measured:>12}  {target}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the flags and print the table."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks",
+                                     description="Print the speed figures docs/performance.md "
+                                                 "records.")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions and smaller inputs (for tests)")
+    parser.add_argument("--web", action=argparse.BooleanOptionalAction, default=True,
+                        help="include the web section (default: yes)")
+    args = parser.parse_args(argv)
+    run(quick=args.quick, web=args.web)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+"""Workspaces built for the preview tests: many small skills, each using several tools."""
+
+from __future__ import annotations
+
+from webapp.pipeline import Agent, Scenario, Skill, Tool, Workspace
+
+
+def many_skills(n: int, n_tools: int = 7) -> Workspace:
+    """`n` skills `skill_0`.. `skill_{n-1}`, in that order, all triggered by `dm`.
+
+    Each has a title, three sections with a bullet calling a tool (so a skill's lines
+    alternate between its own text and tool results) and a paragraph; one scenario, `dm`.
+    """
+    tools = tuple(Tool(name=f"tool_{t}", result={"success": True, "content": f"result {t}"})
+                  for t in range(n_tools))
+    skills = []
+    for s in range(n):
+        sections = [f"## Section {k} of skill {s}\n\n- calls {{{{tool_{(s + k) % n_tools}}}}}\n"
+                    f"- then *checks* item {k}\n\nA paragraph on what skill {s} does."
+                    for k in range(3)]
+        content = f"# Skill {s}\n\nWhat the agent does here.\n\n" + "\n\n".join(sections)
+        skills.append(Skill(d_tag=f"skill_{s}", content=content, triggers=("dm",)))
+    return Workspace(agent=Agent(name="Many"), skills=tuple(skills), tools=tools,
+                     scenarios=(Scenario(name="dm", message="hello"),))

@@ -1,0 +1,42 @@
+"""A context-log entry laid out for `_log_entry.html`: its messages rendered, its text
+highlighted, its problems errors first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from webapp import models
+from webapp.pipeline import Diagnostic, format_log_entry
+from webapp.render import highlight_markdown_lines
+
+from .preview import MessageCard, message_card, problem_key
+
+
+@dataclass(frozen=True, slots=True)
+class EntryView:
+    """A log entry laid out for `_log_entry.html`."""
+
+    entry: models.ContextLogEntry
+    text: str
+    cards: list[MessageCard]
+    source: list[Markup]
+    problems: list[Diagnostic]
+
+
+def entry_view(entry: models.ContextLogEntry, agent: str) -> EntryView:
+    """Cards for the messages, the highlighted entry text and the problems, errors first."""
+    text = entry_text(entry, agent)
+    problems = sorted((Diagnostic(**d) for d in entry.diagnostics), key=problem_key)
+    return EntryView(entry, text, [message_card(m) for m in entry.messages],
+                     highlight_markdown_lines(text), problems)
+
+
+def entry_text(entry: models.ContextLogEntry, agent: str) -> str:
+    """The stored log-entry text; entries stored without one get it made from their fields."""
+    if entry.summary:
+        return entry.summary
+    counts = {"error": entry.error_count, "warning": entry.warning_count, "info": entry.info_count}
+    return format_log_entry(entry.document, agent=agent, scenario=entry.scenario,
+                            trigger=entry.trigger, counts=counts, time=entry.created_at)

@@ -1,0 +1,64 @@
+"""Deleting a skill and the trash: a deleted skill keeps its history and can come back.
+
+Deleting asks first on a page of its own, naming the skills that embed the skill; a
+delete they would break is refused with a 409 unless forced.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, flash, redirect, url_for
+
+from webapp import store
+from webapp.db import get_session
+
+from .forms import request_data
+from .responses import flag, go_to, page_or_fragment, wants_fragment
+
+bp = Blueprint("trash", __name__)
+
+
+@bp.get("/agents/<agent>/skills/<path:d_tag>/delete")
+def delete_confirm(agent: str, d_tag: str) -> Response:
+    """Ask before moving a skill to the trash, naming the skills that embed it."""
+    session = get_session()
+    skill = store.get_skill(session, agent, d_tag)
+    return page_or_fragment("trash_delete.html", "_trash_delete.html", agent=agent,
+                            current=d_tag, skill=skill,
+                            users=store.references_to(session, agent, d_tag))
+
+
+@bp.post("/agents/<agent>/skills/<path:d_tag>/delete")
+def delete(agent: str, d_tag: str) -> Response:
+    """Move a skill to the trash; a 409 lists the skills that embed it unless `force` is set."""
+    session = get_session()
+    data, _ = request_data()
+    try:
+        store.delete_skill(session, agent, d_tag, force=flag(data.get("force")))
+    except store.InUse as exc:
+        skill = store.get_skill(session, agent, d_tag)
+        return page_or_fragment("trash_delete.html", "_trash_delete.html", 409, agent=agent,
+                                current=d_tag, skill=skill, users=exc.referenced_by,
+                                refused=True)
+    flash(f"Moved {d_tag} to the trash.")
+    return go_to(url_for("trash.index", agent=agent))
+
+
+@bp.get("/agents/<agent>/trash")
+def index(agent: str) -> Response:
+    """The agent's deleted skills, most recently deleted first."""
+    return trash_response(agent)
+
+
+@bp.post("/agents/<agent>/skills/<path:d_tag>/restore")
+def restore(agent: str, d_tag: str) -> Response:
+    """Take a skill out of the trash, back to its place in the adoption order."""
+    store.restore_skill(get_session(), agent, d_tag)
+    if wants_fragment():
+        return trash_response(agent, restored=d_tag)
+    flash(f"Restored {d_tag} from the trash.")
+    return redirect(url_for("editor.edit", agent=agent, d_tag=d_tag), 303)
+
+
+def trash_response(agent: str, restored: str | None = None) -> Response:
+    return page_or_fragment("trash.html", "_trash.html", agent=agent, restored=restored,
+                            skills=store.list_trash(get_session(), agent))
