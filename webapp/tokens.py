@@ -15,10 +15,11 @@ import hashlib
 import re
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 
 import tiktoken
+
+from webapp.lru import LRU
 
 ENCODING_NAME = "o200k_base"
 DATA_FILE = "o200k_base.tiktoken.gz"
@@ -67,7 +68,8 @@ def load_ranks(data: bytes) -> dict[bytes, int]:
     """
     digest = hashlib.sha256(data).hexdigest()
     if digest != EXPECTED_SHA256:
-        raise EncodingUnavailable(f"{DATA_FILE} has sha256 {digest[:12]}…, expected {EXPECTED_SHA256[:12]}…")
+        raise EncodingUnavailable(
+            f"{DATA_FILE} has sha256 {digest[:12]}…, expected {EXPECTED_SHA256[:12]}…")
     ranks: dict[bytes, int] = {}
     try:
         for line in data.splitlines():
@@ -115,7 +117,8 @@ class _Loader:
             compressed = resources.files("webapp").joinpath("data", DATA_FILE).read_bytes()
             self.encoding = build_encoding(compressed)
         except (OSError, EncodingUnavailable) as exc:
-            self.error = f"{ENCODING_NAME} unavailable ({exc}); estimated at {CHARS_PER_TOKEN} characters a token"
+            self.error = (f"{ENCODING_NAME} unavailable ({exc}); estimated at "
+                          f"{CHARS_PER_TOKEN} characters a token")
 
     def reset(self) -> None:
         """Forget the loaded encoding (tests use this to exercise the fallback)."""
@@ -123,7 +126,7 @@ class _Loader:
             self._done = False
             self.encoding = None
             self.error = None
-        _count_cached.cache_clear()
+        _counts.clear()
 
 
 _loader = _Loader()
@@ -160,6 +163,12 @@ _CUT = re.compile(r"\n\n+(?=[^\s/])")
 #: Pieces up to this long have their counts remembered.
 CACHED_PIECE_CHARS = 8192
 
+#: The counts of the pieces counted last, keyed by the piece (the encoding is fixed: its
+#: rank file is checked against a hash, and `_Loader.reset` clears this); weighed by the
+#: pieces' characters, at most 8 million (a dozen of the largest documents).
+_counts: LRU[str, int] = LRU("token counts of pieces", 8_000_000,
+                             weight=lambda piece, count: len(piece))
+
 
 def pieces(text: str) -> list[str]:
     """`text` cut after its blank lines, where the token count of the parts adds up to the whole."""
@@ -168,8 +177,9 @@ def pieces(text: str) -> list[str]:
 
 
 def _count_piece(piece: str) -> int:
+    # A keystroke changes one piece of a large document; the others are counted already.
     if len(piece) <= CACHED_PIECE_CHARS:
-        return _count_cached(piece)
+        return _counts.get_or_compute(piece, _count)
     return _count(piece)
 
 
@@ -177,7 +187,3 @@ def _count(piece: str) -> int:
     enc = encoding()
     assert enc is not None  # count_tokens checked
     return len(enc.encode_ordinary(piece))
-
-
-# A keystroke changes one piece of a large document; the others are counted already.
-_count_cached = lru_cache(maxsize=4096)(_count)

@@ -11,9 +11,12 @@ import markdown
 import pytest
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import JsonLexer, MarkdownLexer
+from pygments.lexers import JsonLexer
 
 from webapp import render, tokens
+from webapp.lru import LRU
+from webapp.render import blocks, html
+from webapp.render import highlight as highlighting
 from webapp.web import diffing
 from webapp.web.preview import Choice, Models, build_preview
 
@@ -74,14 +77,13 @@ def test_a_large_preview_shows_what_whole_rendering_shows():
     assert encoding is not None
     for card, message in zip(preview.cards, preview.context.messages, strict=True):
         content = message["content"]
-        whole = markdown.markdown(content, extensions=render._MARKDOWN_EXTENSIONS,
-                                  extension_configs=render._MARKDOWN_CONFIG, output_format="html")
+        whole = markdown.markdown(content, extensions=html.MARKDOWN_EXTENSIONS,
+                                  extension_configs=html.MARKDOWN_CONFIG, output_format="html")
         assert card.html == render.sanitize(whole)
         assert card.tokens.n == len(encoding.encode_ordinary(content))
     document = preview.context.document
     assert preview.total_tokens.n == len(encoding.encode_ordinary(document))
-    lexer = MarkdownLexer(stripnl=False, ensurenl=True)
-    assert [line.html for line in preview.source] == render._highlight_lines(document, lexer)
+    assert [line.html for line in preview.source] == list(highlighting.highlight_lines(document))
     for body in preview.bodies:
         assert body.html == highlight(body.text, JsonLexer(),
                                       HtmlFormatter(cssclass=render.HIGHLIGHT_CLASS))
@@ -97,55 +99,32 @@ def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
 
     def convert(text: str) -> str:
         converted.append(text)
-        return render._render(text)
+        return render.sanitize(markdown.markdown(
+            text, extensions=html.MARKDOWN_EXTENSIONS, extension_configs=html.MARKDOWN_CONFIG,
+            output_format="html"))
 
     def highlight_block(text: str):
         highlighted.append(text)
-        return render._highlight_markdown(text)
+        return highlight_lines(text)
 
-    monkeypatch.setattr(render, "_rendered", render.TextCache(convert, len))
-    monkeypatch.setattr(render, "_highlighted", render.TextCache(
-        highlight_block, lambda lines: sum(map(len, lines))))
+    highlight_lines = highlighting.highlight_lines
+    monkeypatch.setattr(html, "convert", convert)
+    monkeypatch.setattr(html, "_rendered", LRU("test", 10**8))
+    monkeypatch.setattr(highlighting, "highlight_lines", highlight_block)
+    monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**8))
     workspace = many_skills(30)
     build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
     converted.clear()
     highlighted.clear()
     build_preview(workspace, _typed(workspace, "skill_15", "A line"), Choice(), Models())
-    assert converted == ["### Typed just now\nA line"]
-    # The source block runs on to the separator: a line starting with "-" may continue a token.
-    assert highlighted == ["### Typed just now\nA line\n\n---\n\n"]
-
-
-def _search_fences(source: str) -> list[tuple[int, int]] | None:
-    """Fenced blocks found as Python-Markdown's pattern finds them: one search after another."""
-    fences, index = [], 0
-    while match := render._FENCE.search(source, index):
-        if match.group("attrs") is not None:
-            return None
-        fences.append(match.span())
-        index = match.end()
-    return fences
-
-
-_PIECES = ["a", " ", "  ", "\t", "\n", "\n\n", "\r", "\r\n", "\x02", "\x03", "```", "~~~", "````",
-           "``` {.x}", "```python", "~~~~", "`", "x = 1", "- item", "    code", "\u2028", "é",
-           "\n```\n", "\n~~~\n", "\n```python\n", "\n``` {.x}\n", "\n  \n", "\n\t\n"]
-
-
-def test_whitespace_and_fences_are_found_as_python_markdown_finds_them():
-    md = render._converter()
-    rng = random.Random(11)
-    for _ in range(3000):
-        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(30)))
-        plain = "\n".join(md.preprocessors["normalize_whitespace"].run(text.split("\n")))[:-2]
-        assert render._normalized(text) == plain, repr(text)
-        assert render._fences(plain) == _search_fences(plain), repr(plain)
+    # The block runs on to the separator: a line starting with "-" is not cut before.
+    assert converted == highlighted == ["### Typed just now\nA line\n\n---\n\n"]
 
 
 def test_odd_line_breaks_are_all_seen():
     for char in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff":
-        assert render.source_blocks(f"a\n\nb{char}c\n\nd") == [f"a\n\nb{char}c\n\nd"]
-    assert render.source_blocks("a\n\nb\n\nc") == ["a\n\n", "b\n\n", "c"]
+        assert blocks.source_blocks(f"a\n\nb{char}c\n\nd") == [f"a\n\nb{char}c\n\nd"]
+    assert blocks.source_blocks("a\n\nb\n\nc") == ["a\n\n", "b\n\n", "c"]
 
 
 def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monkeypatch):

@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import markdown
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import JsonLexer, MarkdownLexer
+from pygments.lexers import JsonLexer
 
 import webapp
-from webapp import render
+from webapp.lru import LRU
 from webapp.pipeline import assemble, load_bundle
-from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html, sanitize
+from webapp.render import (
+    HIGHLIGHT_CLASS,
+    highlight_json,
+    highlight_markdown_lines,
+    markdown_to_html,
+    sanitize,
+)
+from webapp.render import html as render_html
+from webapp.render.blocks import markdown_blocks, source_blocks
+from webapp.render.highlight import highlight_lines
 
 from .workspaces import many_skills
 
@@ -61,65 +73,73 @@ def test_highlight_json_escapes():
 
 
 def _whole_html(text: str) -> str:
-    """The document rendered in one conversion, as markdown_to_html did before blocks."""
-    html = markdown.markdown(text, extensions=render._MARKDOWN_EXTENSIONS,
-                             extension_configs=render._MARKDOWN_CONFIG, output_format="html")
+    """The document rendered in one conversion by the library's public function."""
+    html = markdown.markdown(text, extensions=render_html.MARKDOWN_EXTENSIONS,
+                             extension_configs=render_html.MARKDOWN_CONFIG, output_format="html")
     return sanitize(html)
 
 
 def _whole_source(text: str) -> list[str]:
-    """The source highlighted in one pass, as highlight_markdown_lines did before blocks."""
-    return render._highlight_lines(text, MarkdownLexer(stripnl=False, ensurenl=True))
+    """The source highlighted in one pass."""
+    return list(highlight_lines(text))
 
 
 # (name, document, blocks markdown renders apart, blocks the source is highlighted in)
 DOCUMENTS = [
     ("headings and skill separators",
-     "# Agent\n\n## Skill one\n\nSome *prose*.\n\n---\n\n## Skill two\n\nMore prose.", 6, 5),
+     "# Agent\n\n## Skill one\n\nSome *prose*.\n\n---\n\n## Skill two\n\nMore prose.", 5, 5),
     ("loose lists stay one list",
      "Intro\n\n- one\n\n- two\n\n1. first\n\n2. second\n\n* star\n\nAfter", 2, 2),
     ("list item text after a blank line",
      "- item\n\n    more of the item\n\nAfter", 2, 2),
     ("fence with blank lines and ---",
-     "Before\n\n```python\nx = 1\n\n---\n\ny = 2\n```\n\nAfter\n\n~~~\na\n\nb\n~~~\n\nEnd", 3, 4),
-    ("unclosed fence", "Before\n\n```\ncode\n\n# not a heading\n\nEnd", 3, 3),
+     "Before\n\n```python\nx = 1\n\n---\n\ny = 2\n```\n\nAfter\n\n~~~\na\n\nb\n~~~\n\nEnd", 3, 3),
+    ("unclosed fence", "Before\n\n```\ncode\n\n# not a heading\n\nEnd", 1, 1),
     ("indented code with blank lines",
      "Para\n\n    code 1\n\n    code 2\n\n\n    code 3\n\nAfter", 2, 2),
-    ("tables", "| a | b |\n|---|---|\n| 1 | 2 |\n\nText\n\n| c |\n|:-:|\n| 3 |", 3, 3),
+    ("tables", "| a | b |\n|---|---|\n| 1 | 2 |\n\nText\n\n| c |\n|:-:|\n| 3 |", 2, 2),
     ("quotes continue across blank lines", "> a\n\n> b\n\nText", 2, 2),
-    ("setext headings and rules", "Title\n=====\n\nSub\n---\n\n***\n\n- - -\n\nText", 4, 3),
+    ("setext headings and rules", "Title\n=====\n\nSub\n---\n\n***\n\n- - -\n\nText", 3, 3),
     ("raw HTML keeps the rest in one block",
-     "Text\n\n<div>\n\nInside\n\n</div>\n\nAfter", 2, 5),
+     "Text\n\n<div>\n\nInside\n\n</div>\n\nAfter", 1, 3),
     ("an unclosed inline tag reaches later blocks", "A <b>bold\n\nB\n\nC", 1, 3),
-    ("reference links", "[x][r]\n\nText\n\n[r]: https://example.org", 1, 2),
-    ("a link whose text spans a blank line", "[a\n\nb](https://example.org)\n\nText", 3, 2),
-    ("a reference with its url after a blank line", "Text [r]:\n\nhttps://x.org\n\nEnd", 1, 2),
+    ("reference links", "[x][r]\n\nText\n\n[r]: https://example.org", 1, 1),
+    ("a link whose text spans a blank line", "[a\n\nb](https://example.org)\n\nText", 2, 2),
+    ("a reference with its url after a blank line", "Text [r]:\n\nhttps://x.org\n\nEnd", 1, 1),
     # Pygments' lexer: "-" alone takes the next line, so this fence opens later.
-    ("a fence the lexer skips", "-\n```\n\na\n\n```\n\nText\n\n```\n", 2, 1),
-    ("an underline turns a fence into a heading", "```\n---\n\na\n\n```\n\nText\n\n```\n", 2, 2),
+    ("a fence the lexer skips", "-\n```\n\na\n\n```\n\nText\n\n```\n", 1, 1),
+    ("an underline turns a fence into a heading", "```\n---\n\na\n\n```\n\nText\n\n```\n", 1, 1),
     ("tabs, trailing spaces, blank lines with spaces",
-     "A\ttab  \n  \n\tcode\n\n   \nB  \nC", 2, 1),
-    ("windows line ends", "A\r\n\r\nB\r\n\r\n- c\r\n", 2, 1),
-    ("line breaks other than newlines", "A\u2028B\n\nC\n\nD\rE\n\nF", 4, 1),
-    ("empty", "", 0, 0),
+     "A\ttab  \n  \n\tcode\n\n   \nB  \nC", 1, 1),
+    ("windows line ends", "A\r\n\r\nB\r\n\r\n- c\r\n", 1, 1),
+    ("line breaks other than newlines", "A\u2028B\n\nC\n\nD\rE\n\nF", 1, 1),
+    ("clean fences between prose",
+     "Intro:\n```json\n{\"a\": [1,\n\nb]}\n```\n\nText\n\n~~~\n<i>\n~~~\n\nEnd <b>", 3, 3),
+    ("an open bracket holds the cuts until it closes",
+     "Text [open\n\nMore\n\nclose] end\n\nLast", 2, 2),
+    ("empty", "", 1, 1),
 ]
 
 
-@pytest.mark.parametrize("name, text, md_blocks, source_blocks",
+@pytest.mark.parametrize("name, text, md_blocks, n_source_blocks",
                          DOCUMENTS, ids=[d[0] for d in DOCUMENTS])
-def test_blocks_render_as_the_whole(name, text, md_blocks, source_blocks):
+def test_blocks_render_as_the_whole(name, text, md_blocks, n_source_blocks):
     assert markdown_to_html(text) == _whole_html(text)
     assert highlight_markdown_lines(text) == _whole_source(text)
-    assert len(render.markdown_blocks(text)) == md_blocks
-    assert len(render.source_blocks(text)) == source_blocks
-    assert "".join(render.source_blocks(text)) == text
+    assert len(markdown_blocks(text)) == md_blocks
+    assert len(source_blocks(text)) == n_source_blocks
+    assert "".join(markdown_blocks(text)) == "".join(source_blocks(text)) == text
+
+
+# A fenced block as the rule's clean fences are written: an opening line, a closing line.
+_FENCED = re.compile(r"^(```|~~~)[\w-]*\n[\s\S]*?^\1$", re.MULTILINE)
 
 
 @pytest.mark.parametrize("text", [d[1] for d in DOCUMENTS if "```" in d[1] or "~~~" in d[1]])
 def test_a_fence_is_never_cut(text):
-    blocks = render.markdown_blocks(text)
-    for fence in render._FENCE.finditer(text):
-        assert any(fence.group(0) in block for block in blocks)
+    for blocks in markdown_blocks(text), source_blocks(text):
+        for fence in _FENCED.finditer(text):
+            assert any(fence.group(0) in block for block in blocks)
 
 
 _LINES = [
@@ -129,7 +149,9 @@ _LINES = [
     "x = 1", "---", "***", "===", "| a | b |", "|---|---|", "| 1 | 2 |", "<div>", "</div>",
     "<b>bold", "<!-- c -->", "a <y> b", "<3", "a & b", "[link](https://example.org)",
     "[open", "close]", "[r]: https://x.org", "[x](", "url)", "text ]:", "_u_", "~~s~~",
-    "trailing   ", "   ", "`", "[", "(", ")", "- [ ] task",
+    "trailing   ", "   ", "`", "[", "(", ")", "- [ ] task", "a `b", "c` d", "Title", "#tag",
+    "**x", "y**", "```json", "~~~yaml", "  ```", "```c++", "    ```", "> ```", "- ```", "1.", "#x",
+    "Text: [a](b", "c)", "![img](x.png)", "[a][b]", "a | b", "--|--", "é", "x\xa0y", "\xa0```",
 ]
 
 
@@ -141,6 +163,49 @@ def test_random_documents_render_as_the_whole():
         text = "\n".join(lines) + rng.choice(["", "\n"])
         assert markdown_to_html(text) == _whole_html(text), text
         assert highlight_markdown_lines(text) == _whole_source(text), text
+
+
+# Markdown-ish lines: fences, lists, quotes, indented code, html, references, setext
+# underlines, tables, links and brackets, tabs and trailing spaces, blank lines.
+_markdownish_line = st.one_of(
+    st.sampled_from(_LINES),
+    st.just(""),
+    st.builds("".join, st.lists(st.sampled_from(
+        ["a", "Word", " ", "\t", "#", "-", "*", "_", ">", "`", "```", "~~~", "[", "]", "(", ")",
+         "]:", "<", "b>", "=", "1.", "|", "\\", "&", "é"]), max_size=8)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_markdownish_line, min_size=1, max_size=30), st.sampled_from(["", "\n"]))
+def test_markdownish_text_renders_as_the_whole(lines, end):
+    text = "\n".join(lines) + end
+    assert markdown_to_html(text) == _whole_html(text)
+    assert highlight_markdown_lines(text) == _whole_source(text)
+
+
+# Documents as skills are written: paragraphs and headings, and fenced blocks (clean or
+# not) holding what would end a block outside them.
+_paragraph = st.builds(
+    lambda first, rest: "\n".join([first, *rest]),
+    st.sampled_from(["Title", "# Heading", "## Sub", "Use `x` and *y*", "See [l](u) now", "#"]),
+    st.lists(st.sampled_from(_LINES), max_size=3))
+_fence = st.builds(
+    lambda opening, body, closing: "\n".join([opening, *body, closing]),
+    st.sampled_from(["```", "```python", "~~~", "~~~json", "````", "  ```", "``` x", "```c++"]),
+    st.lists(st.sampled_from(["x = 1", "", "---", "===", "[", "]", "<div>", "```", "~~~",
+                              "    code", "- a", "Text"]), max_size=4),
+    st.sampled_from(["```", "~~~", "````", "``` ", "  ```"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(_paragraph, _paragraph, _fence),
+                          st.sampled_from(["\n\n", "\n\n", "\n", "\n\n\n"])),
+                min_size=1, max_size=12))
+def test_skill_like_documents_render_as_the_whole(parts):
+    text = "".join(part + gap for part, gap in parts)
+    assert markdown_to_html(text) == _whole_html(text)
+    assert highlight_markdown_lines(text) == _whole_source(text)
 
 
 def test_demo_and_scaled_documents_render_as_the_whole():
@@ -158,31 +223,20 @@ def test_an_edit_converts_only_its_block(monkeypatch):
 
     def convert(text: str) -> str:
         converted.append(text)
-        return render._render(text)
+        return render_html.sanitize(markdown.markdown(
+            text, extensions=render_html.MARKDOWN_EXTENSIONS,
+            extension_configs=render_html.MARKDOWN_CONFIG, output_format="html"))
 
-    monkeypatch.setattr(render, "_rendered", render.TextCache(convert, len))
+    monkeypatch.setattr(render_html, "convert", convert)
+    monkeypatch.setattr(render_html, "_rendered", LRU("test", 10**6))
     skills = [f"## Skill {i}\n\nRule {i}: be brief.\n- a\n- b" for i in range(50)]
     markdown_to_html("\n\n---\n\n".join(skills))
-    assert len(converted) == 50 + 50 + 1  # headings, rules, and the one separator text
+    assert len(converted) == 50 + 50  # headings, and the rules with the separator after them
     converted.clear()
     skills[20] = skills[20].replace("be brief", "be very brief")
     html = markdown_to_html("\n\n---\n\n".join(skills))
-    assert converted == ["Rule 20: be very brief.\n- a\n- b"]
+    assert converted == ["Rule 20: be very brief.\n- a\n- b\n\n---\n\n"]
     assert html == _whole_html("\n\n---\n\n".join(skills))
-
-
-def test_text_cache_keeps_the_recent_texts_within_its_budget():
-    computed: list[str] = []
-    cache = render.TextCache(lambda text: computed.append(text) or text.upper(), len, max_chars=12)
-    assert [cache("ab"), cache("cd"), cache("ab")] == ["AB", "CD", "AB"]
-    assert computed == ["ab", "cd"]
-    cache("efg")  # 4 + 4 + 6 characters: "cd", used least recently, goes
-    cache("ab")
-    cache("cd")
-    assert computed == ["ab", "cd", "efg", "cd"]
-    cache("x" * 7)  # larger than the budget: computed, not kept
-    cache("x" * 7)
-    assert computed[-2:] == ["x" * 7, "x" * 7]
 
 
 @pytest.mark.parametrize("value", [
@@ -194,5 +248,5 @@ def test_text_cache_keeps_the_recent_texts_within_its_budget():
 ])
 def test_highlight_json_of_long_strings_is_pygments_output(value):
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    expected = highlight(text, JsonLexer(), HtmlFormatter(cssclass=render.HIGHLIGHT_CLASS))
+    expected = highlight(text, JsonLexer(), HtmlFormatter(cssclass=HIGHLIGHT_CLASS))
     assert highlight_json(value) == expected

@@ -11,6 +11,7 @@ import pytest
 from flask import url_for
 from markupsafe import Markup
 
+from webapp.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
 from webapp.web import source_view
 from webapp.web.preview import Choice, build_preview, run, source_lines
@@ -171,7 +172,7 @@ def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
         return build_run(marked, mine, href, origins, lines)
 
     monkeypatch.setattr(source_view, "_run_html", run_html)
-    monkeypatch.setattr(source_view, "_runs", source_view._RunCache())
+    monkeypatch.setattr(source_view, "_runs", LRU("test", 10**8))
     workspace = many_skills(30)
     with app.test_request_context():
         build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), link=_link)
@@ -187,28 +188,11 @@ def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
             assert app.jinja_env.from_string(TABLE).render(rows=preview.source_rows) == old
 
 
-def test_the_run_cache_keeps_to_its_budget(monkeypatch):
-    monkeypatch.setattr(source_view, "_run_html", lambda *key: key[4] * 5)
-    cache = source_view._RunCache(max_chars=20)
-
-    def key(text: str) -> tuple:
-        return (True, False, None, (), text)
-
-    assert cache.rows(key("a"), 0) == "aaaaa"
-    assert cache.rows(key("b"), 0) == "bbbbb"
-    assert len(cache._runs) == 2
-    cache.rows(key("a"), 0)  # now the newest
-    cache.rows(key("c"), 0)
-    assert list(cache._runs) == [key("a"), key("c")]
-    assert cache.rows(key("d" * 3), 0) == "d" * 15  # too large to keep, still returned
-    assert key("ddd") not in cache._runs
-
-
 def test_numbers_follow_the_run_where_it_is_shown():
-    cache = source_view._RunCache()
-    run = (True, False, None, (Origin("role"), Origin("title")), (Markup("a"), Markup("100%")))
-    first = cache.rows(run, 0)
+    key = (True, False, None, (Origin("role"), Origin("title")), (Markup("a"), Markup("100%")))
+    run = source_view._build(key)
+    first = run.numbered(0)
     assert '"num">1<' in first and '"num">2<' in first and "100%<" in first
-    assert cache.rows(run, 0) is first
-    moved = cache.rows(run, 40)
+    assert run.numbered(0) is first
+    moved = run.numbered(40)
     assert '"num">41<' in moved and '"num">42<' in moved and '"num">1<' not in moved

@@ -1,4 +1,5 @@
-"""Token counts: exact with the shipped o200k_base file, an explained estimate when it cannot load."""
+"""Token counts: exact with the shipped o200k_base file, an explained estimate when it cannot
+load."""
 
 from __future__ import annotations
 
@@ -84,3 +85,12 @@ def test_pattern_and_special_tokens_are_tiktokens_own(monkeypatch):
     assert spec["pat_str"] == tokens.PAT_STR
     assert spec["special_tokens"] == tokens.SPECIAL_TOKENS
     assert tokens.encoding().name == spec["name"]
+
+
+def test_reset_forgets_the_counts_of_pieces():
+    """A count made with one encoding is never returned after the encoding is loaded again."""
+    count_tokens("a piece to remember\n\nand another")
+    assert len(tokens._counts) > 0
+    tokens._loader.reset()
+    assert len(tokens._counts) == 0
+    assert count_tokens("a piece to remember").exact

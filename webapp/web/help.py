@@ -1,8 +1,8 @@
 """The skill authors' guide, `docs/SKILLS.md`, rendered inside the app.
 
 The file is read from the project's `docs/` folder and rendered with the same
-python-markdown + nh3 pipeline as skill text; the result is cached until the file
-changes, so an edited guide shows on the next request.
+python-markdown + nh3 pipeline as skill text; the result is cached by the file's path
+and modification time, so an edited guide shows on the next request.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 from flask import Blueprint, Response, abort
 from markupsafe import Markup
 
+from webapp.lru import LRU
 from webapp.paths import DOCS
 from webapp.render import markdown_to_html
 
@@ -21,7 +22,9 @@ bp = Blueprint("help", __name__)
 
 GUIDE = DOCS / "SKILLS.md"
 
-_cache: dict[Path, tuple[int, Markup]] = {}
+#: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
+#: one guide and an edited one replaces the entry before it as the least recently used.
+_rendered: LRU[tuple[Path, int], Markup] = LRU("rendered guides", 4)
 
 
 @bp.get("/help")
@@ -36,7 +39,5 @@ def rendered(path: Path) -> Markup:
         mtime = path.stat().st_mtime_ns
     except FileNotFoundError:
         abort(404, description=f"The guide {path.name} is not installed with this copy of the app.")
-    cached = _cache.get(path)
-    if cached is None or cached[0] != mtime:
-        cached = _cache[path] = (mtime, markdown_to_html(path.read_text(encoding="utf-8")))
-    return cached[1]
+    return _rendered.get_or_compute(
+        (path, mtime), lambda key: markdown_to_html(key[0].read_text(encoding="utf-8")))

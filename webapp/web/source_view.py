@@ -16,14 +16,13 @@ from the document (labels, d_tags, links) goes through `markupsafe.escape`.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from itertools import groupby
 from operator import attrgetter
 
 from markupsafe import Markup, escape
 
+from webapp.lru import LRU
 from webapp.pipeline import Origin
 from webapp.render import CACHE_CHARS, highlight_markdown_lines
 
@@ -65,8 +64,8 @@ def source_rows(document: str, provenance: Sequence[Origin], d_tag: str | None,
             if href is None:
                 href = links[skill] = escape(link(skill))
         mine = d_tag is not None and skill == d_tag
-        runs.append(_runs.rows((d_tag is not None, mine, href, run_origins,
-                                tuple(lines[start:end])), start))
+        key = (d_tag is not None, mine, href, run_origins, tuple(lines[start:end]))
+        runs.append(_runs.get_or_compute(key, _build).numbered(start))
         start = end
     return runs
 
@@ -86,49 +85,33 @@ def _run_html(marked: bool, mine: bool, href: Markup | None, origins: tuple[Orig
     return "".join(rows)
 
 
-class _RunCache:
-    """The rows of the runs built last, up to `max_chars` characters in all.
+class _Run:
+    """The rows of one run with a `%d` where each line number goes, and the rows as
+    numbered where the run was shown last, which is where the next keystroke shows it
+    too unless lines were added above."""
 
-    Each run is kept with its line numbers left out, and as numbered where it was shown
-    last, which is where the next keystroke shows it too unless lines were added above.
-    """
+    __slots__ = ("rows", "count", "_numbered")
 
-    def __init__(self, max_chars: int = CACHE_CHARS) -> None:
-        self.max_chars = max_chars
-        # key -> [rows with `%d` for the numbers, (first line, numbered rows) or None]
-        self._runs: OrderedDict[tuple, list] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
+    def __init__(self, rows: str, count: int) -> None:
+        self.rows = rows
+        self.count = count
+        self._numbered: tuple[int, Markup] | None = None
 
-    def rows(self, key: tuple, start: int) -> Markup:
-        """The rows of the run `key` (the arguments of `_run_html`), numbered from `start + 1`."""
-        with self._lock:
-            entry = self._runs.get(key)
-            if entry is not None:
-                self._runs.move_to_end(key)
-        if entry is None:
-            entry = [_run_html(*key), None]
-            self._add(key, entry)
-        numbered = entry[1]
+    def numbered(self, start: int) -> Markup:
+        """The rows numbered from `start + 1`."""
+        numbered = self._numbered
         if numbered is None or numbered[0] != start:
-            numbers = tuple(range(start + 1, start + len(key[3]) + 1))
-            numbered = entry[1] = (start, Markup(entry[0] % numbers))
+            numbers = tuple(range(start + 1, start + self.count + 1))
+            numbered = self._numbered = (start, Markup(self.rows % numbers))
         return numbered[1]
 
-    def _add(self, key: tuple, entry: list) -> None:
-        chars = 2 * len(entry[0])  # with the numbered copy
-        with self._lock:
-            if chars <= self.max_chars and key not in self._runs:
-                self._runs[key] = entry
-                self._chars += chars
-                while self._chars > self.max_chars:
-                    _, old = self._runs.popitem(last=False)
-                    self._chars -= 2 * len(old[0])
 
-    def clear(self) -> None:
-        with self._lock:
-            self._runs.clear()
-            self._chars = 0
+def _build(key: tuple) -> _Run:
+    return _Run(_run_html(*key), len(key[3]))
 
 
-_runs = _RunCache()
+#: The runs built last, keyed by everything their HTML depends on (the arguments of
+#: `_run_html`); weighed by their characters, twice (with the numbered copy), at most
+#: `CACHE_CHARS`.
+_runs: LRU[tuple, _Run] = LRU("source table runs", CACHE_CHARS,
+                              weight=lambda key, run: 2 * len(run.rows))
