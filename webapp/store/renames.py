@@ -64,13 +64,11 @@ def _rename(session: Session, kind: Kind, agent: AgentRef, old: str, new: str,
     skill_rows = list_skills(session, agent_row)
     versions = {row.d_tag: row.version for row in skill_rows}
     workspace = workspace_with(session, agent_row, skill_rows)
-    item = update_item(session, kind, agent_row, old, {**changes, "name": new})
-    bindings: tuple[str, ...] = ()
-    if kind is TOOLS:
-        bindings = tuple(v.name for v in workspace.variables if v.tool == old)
-        for binding in bindings:
-            update_item(session, VARIABLES, agent_row, binding, {"tool": new})
     rewritten = renamed_uses(workspace, old, new, tool=kind is TOOLS)
+    bindings = tuple(v.name for v in workspace.variables if v.tool == old) if kind is TOOLS else ()
+    item = update_item(session, kind, agent_row, old, {**changes, "name": new})
+    for binding in bindings:
+        update_item(session, VARIABLES, agent_row, binding, {"tool": new})
     note = f"{kind.label} {old} renamed to {new}"
     by_tag = {row.d_tag: row for row in skill_rows}
     for d_tag, content in rewritten.items():
