@@ -349,8 +349,8 @@ def test_bad_json_body_is_422(client, simon, csrf):
 
 
 def test_hostile_results_reach_nothing_executable(client, simon, csrf):
-    result = json.dumps({"success": True, "content": json.dumps({"html": XSS, "text": CORPUS,
-                                                                 "<img src=x onerror=alert(1)>": 1})})
+    content = json.dumps({"html": XSS, "text": CORPUS, "<img src=x onerror=alert(1)>": 1})
+    result = json.dumps({"success": True, "content": content})
     by_args = json.dumps([{"args": "<script>", "result": {"success": True, "content": CORPUS}}])
     data = tool_form(csrf, name="evil", description=CORPUS, result=result, results_by_args=by_args)
     for headers in ({}, HTMX):

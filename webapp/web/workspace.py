@@ -89,7 +89,7 @@ def optional_text(data: Mapping[str, Any], name: str) -> str | None:
 def check_item(section: str, item: dict[str, Any], errors: Errors) -> None:
     """Record the store's problems with one entry of `section` (by field name)."""
     for path, message in store.item_problems(section, item):
-        field = re.split(r"[.\[]", path, maxsplit=1)[0] or path
+        field = store.field_of(path)
         # Say where inside a JSON field the problem is: `results_by_args[1].args`.
         errors.setdefault(field, FieldError(message if path == field else f"{path}: {message}"))
 
