@@ -1,11 +1,12 @@
 """Database commands for the `skill-editor` CLI: `db upgrade`, `import` and `export`.
 
-`webapp.cli` adds them to its group (`main.add_command(db_group)` etc.). `import` is
-checked by the store's rules, so it refuses what the web import refuses, with the same
-JSON paths and messages. The database
+`webapp.cli` adds them to its group (`main.add_command(db_group)` etc.). The database
 is `--database-url`, else `$DATABASE_URL`, else `instance/skill-editor.sqlite` under
 the current directory (where the app keeps it when run from a checkout). Every
 command upgrades the schema first, so a new database needs no setup.
+
+`import` is checked by the store's rules, so it refuses what the web import refuses,
+with the same JSON paths and messages.
 """
 
 from __future__ import annotations
