@@ -4,6 +4,9 @@
 is `--database-url`, else `$DATABASE_URL`, else `instance/skill-editor.sqlite` under
 the current directory (where the app keeps it when run from a checkout). Every
 command upgrades the schema first, so a new database needs no setup.
+
+`import` is checked by the store's rules, so it refuses what the web import refuses,
+with the same JSON paths and messages.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -49,12 +53,12 @@ def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: s
     try:
         workspace = _load(file)
     except BundleError as exc:
-        for problem in exc.problems:
-            click.echo(f"{file}: {problem.path}: {problem.message}", err=True)
-        raise SystemExit(1) from None
+        _fail(file, [(problem.path, problem.message) for problem in exc.problems])
     with db.session_scope(database_url) as session:
         try:
             agent = store.import_bundle(session, workspace, replace=replace, agent_name=agent_name)
+        except store.ValidationError as exc:  # the store's rules, as the web import shows them
+            _fail(file, exc.problems)
         except store.StoreError as exc:
             raise click.ClickException(str(exc)) from None
         counts = (f"{len(workspace.skills)} skills, {len(workspace.tools)} tools, "
@@ -97,6 +101,13 @@ def _load(file: str) -> Workspace:
     if not isinstance(data, dict):
         raise BundleError([Problem("$", "must be an object")])
     return load_bundle(data)
+
+
+def _fail(file: str, problems: list[tuple[str, str]]) -> NoReturn:
+    """Print each problem as `FILE: PATH: MESSAGE` to stderr and exit 1 (nothing written)."""
+    for path, message in problems:
+        click.echo(f"{file}: {path}: {message}", err=True)
+    raise SystemExit(1)
 
 
 def _display(url: str) -> str:

@@ -12,14 +12,16 @@ from webapp.cli import main
 from webapp.pipeline import dump_bundle, load_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
-SIMON_DOCUMENT = (ROOT / "tests" / "pipeline" / "fixtures" / "simon_document.md").read_text(encoding="utf-8")
+SIMON_DOCUMENT = (ROOT / "tests" / "pipeline" / "fixtures" / "simon_document.md").read_text(
+    encoding="utf-8")
 
 
 @pytest.fixture
 def simon_db(database_url) -> str:
     """A database holding the Simon agent, imported from the demo bundle."""
     with db.session_scope(database_url) as session:
-        store.import_bundle(session, dump_bundle(load_bundle(ROOT / "webapp" / "demo" / "simon.json")))
+        simon = load_bundle(ROOT / "webapp" / "demo" / "simon.json")
+        store.import_bundle(session, dump_bundle(simon))
     return database_url
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from webapp import db, store
+from webapp.store import renames
 
 from .conftest import HTMX, executable_markup, is_page, starts_with
 from .test_security import CORPUS, XSS
@@ -239,34 +240,51 @@ def test_rename_rewrites_a_direct_use(client, simon, csrf, app):
     assert "{{identity_tool}} and \\{{agent_identity}}" in content
 
 
-def test_rename_skips_a_skill_saved_meanwhile(client, simon, csrf, app, monkeypatch):
-    def stale(*args, **kwargs):
-        raise store.Conflict("identity", expected_version=1, current={"version": 2},
-                             submitted={})
-
-    monkeypatch.setattr("webapp.web.workspace.store.save_skill", stale)
-    response = client.post(f"{TOOLS}/nostr_agent_profile",
-                           data=tool_form(csrf, name="profile_tool"))
+def test_a_rename_is_one_change_and_bumps_each_changed_skill_once(client, simon, csrf, app):
+    with app.app_context():
+        session = db.get_session()
+        row = store.get_skill(session, simon, "chat")
+        store.save_skill(session, simon, "chat", expected_version=row.version,
+                         content=row.content + "{{agent_identity}} {{ agent_identity }}\n")
+        versions = {s.d_tag: s.version for s in store.list_skills(session, simon)}
+    response = client.post(IDENTITY, data=tool_form(csrf, name="identity_tool"))
     assert response.status_code == 303
-    html = client.get(f"{TOOLS}/profile_tool").data.decode()
-    assert "Renamed it in binding agent_profile." in html
-    assert "Not in skill" not in html  # the skill uses the binding, not the tool
+    with app.app_context():
+        session = db.get_session()
+        after = {s.d_tag: s.version for s in store.list_skills(session, simon)}
+        assert store.get_variable(session, simon, "agent_npub").tool == "identity_tool"
+    assert after == {**versions, "chat": versions["chat"] + 1}
+    html = client.get(f"{TOOLS}/identity_tool").data.decode()
+    assert "Renamed it in binding agent_npub, skill chat." in html
 
 
-def test_rename_names_the_skills_it_could_not_update(client, simon, csrf, app, monkeypatch):
+def test_a_rename_that_meets_a_skill_saved_meanwhile_changes_nothing(
+        client, simon, csrf, app, tool, monkeypatch, database_url):
     with app.app_context():
         session = db.get_session()
         row = store.get_skill(session, simon, "chat")
         store.save_skill(session, simon, "chat", expected_version=row.version,
                          content=row.content + "{{agent_identity}}\n")
+    renamed_uses = renames.renamed_uses
 
-    def stale(*args, **kwargs):
-        raise store.Conflict("chat", expected_version=1, current={"version": 3}, submitted={})
+    def saved_meanwhile(*args, **kwargs):
+        # Another author saves `chat` after the rename has read it.
+        with db.session_scope(database_url) as other:
+            current = store.get_skill(other, "Simon", "chat")
+            store.save_skill(other, "Simon", "chat", expected_version=current.version,
+                             content=current.content + "meanwhile\n")
+        return renamed_uses(*args, **kwargs)
 
-    monkeypatch.setattr("webapp.web.workspace.store.save_skill", stale)
-    client.post(IDENTITY, data=tool_form(csrf, name="identity_tool"))
-    html = client.get(f"{TOOLS}/identity_tool").data.decode()
-    assert "Not in skill chat: it changed meanwhile; write {{identity_tool}} there by hand." in html
+    monkeypatch.setattr(renames, "renamed_uses", saved_meanwhile)
+    response = client.post(IDENTITY, data=tool_form(csrf, name="identity_tool"))
+    assert response.status_code == 422
+    assert "not renamed: skill chat was saved meanwhile" in response.data.decode()
+    tool("Simon", "agent_identity")
+    with app.app_context():
+        session = db.get_session()
+        assert store.get_variable(session, simon, "agent_npub").tool == "agent_identity"
+        content = store.get_skill(session, simon, "chat").content
+    assert content.endswith("{{agent_identity}}\nmeanwhile\n")
 
 
 # -- delete
@@ -331,8 +349,8 @@ def test_bad_json_body_is_422(client, simon, csrf):
 
 
 def test_hostile_results_reach_nothing_executable(client, simon, csrf):
-    result = json.dumps({"success": True, "content": json.dumps({"html": XSS, "text": CORPUS,
-                                                                 "<img src=x onerror=alert(1)>": 1})})
+    content = json.dumps({"html": XSS, "text": CORPUS, "<img src=x onerror=alert(1)>": 1})
+    result = json.dumps({"success": True, "content": content})
     by_args = json.dumps([{"args": "<script>", "result": {"success": True, "content": CORPUS}}])
     data = tool_form(csrf, name="evil", description=CORPUS, result=result, results_by_args=by_args)
     for headers in ({}, HTMX):

@@ -48,7 +48,8 @@ def test_page_and_fragment(client, simon):
     assert "<code>npub1kfc89dlu9m05tvfnry4l3jjacqpp930sz4kaghcmg9vrrrceg44qf80xae</code>" in html
     assert '<option value="inline_code" selected>inline_code</option>' in html
     # The skills that use each binding.
-    assert 'Used by\n        <a href="/agents/Simon/skills/identity"><code>identity</code></a>' in html
+    used_by = '<a href="/agents/Simon/skills/identity"><code>identity</code></a>'
+    assert f"Used by\n        {used_by}" in html
     assert "HX-Request" in page.headers["Vary"]
     fragment = client.get(VARIABLES, headers=HTMX)
     assert not is_page(fragment) and starts_with(fragment, b'<div id="variables"')

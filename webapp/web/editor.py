@@ -154,18 +154,14 @@ def append_log(agent: str, d_tag: str) -> Response:
 
 
 def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
-    """Save `draft` over version `version`, renaming first if its `d_tag` changed.
+    """Save `draft` over version `version`, renamed if its `d_tag` changed (one transaction).
 
     Renaming updates `{{d_tag}}` references in other skills, so nothing breaks.
     """
-    session = get_session()
-    if draft.d_tag != d_tag:
-        renamed = store.rename_skill(session, agent, d_tag, draft.d_tag,
-                                     update_references=True, expected_version=version)
-        version = renamed.skill.version
-    return store.save_skill(session, agent, draft.d_tag, expected_version=version,
+    return store.save_skill(get_session(), agent, d_tag, expected_version=version,
                             content=draft.content, name=draft.name, layer=draft.layer,
-                            triggers=list(draft.triggers), enabled=draft.enabled)
+                            triggers=list(draft.triggers), enabled=draft.enabled,
+                            new_d_tag=draft.d_tag)
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,

@@ -37,7 +37,6 @@ from .workspace import (
     json_field,
     load_workspace,
     original_name,
-    rename_in_skills,
     rename_message,
     replace_in,
     scenario_for,
@@ -114,23 +113,17 @@ def create(agent: str) -> Response:
 @bp.post("/agents/<agent>/tools/<path:name>")
 def update(agent: str, name: str) -> Response:
     """Save a tool; a new name also renames it in the bindings and skills that use it."""
-    session = get_session()
-    store.get_tool(session, agent, name)
+    store.get_tool(get_session(), agent, name)
     data, from_form = request_data()
     workspace = load_workspace(agent)
     form = parse_tool_form(data, workspace, name, from_form=from_form)
-    if not write_form(form, store.update_tool, agent, name, **form.store_fields()):
+    fields = form.store_fields()
+    new = fields.pop("name")
+    renamed = write_form(form, store.rename_tool, agent, name, new, **fields)
+    if renamed is None:
         return tools_response(agent, workspace, name, form)
-    new = form.tool.name
-    message = f"Saved the tool {new}."
-    if new != name:
-        bindings = [v.name for v in workspace.variables if v.tool == name]
-        for binding in bindings:
-            store.update_variable(session, agent, binding, tool=new)
-        skills, skipped = rename_in_skills(agent, workspace, name, new, tool=True)
-        moved = [f"binding {b}" for b in bindings] + [f"skill {s}" for s in skills]
-        message += rename_message(moved, skipped, new)
-    return done(message, url_for("tools.edit", agent=agent, name=new))
+    return done(f"Saved the tool {new}." + rename_message(renamed),
+                url_for("tools.edit", agent=agent, name=new))
 
 
 @bp.get("/agents/<agent>/tools/<path:name>/delete")

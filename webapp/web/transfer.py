@@ -1,29 +1,28 @@
 """Moving work in and out: `skill-workspace/1` bundles and Agent Skills `SKILL.md` folders.
 
-Imports are all or nothing: the upload is read, parsed and checked completely (every
-problem listed, with its JSON path for a bundle) before the store writes anything, and
-the store writes in one transaction. A problem answers 422 with the form as it was sent.
-The SKILL.md conversion itself is `webapp.skillmd`.
+Imports are all or nothing: the upload is read and parsed here, then the store checks
+it completely with its rules (every problem listed, with its JSON path for a bundle,
+the same paths and messages `skill-editor import` prints) before it writes anything, in
+one transaction. A problem answers 422 with the form as it was sent. The SKILL.md
+conversion itself is `webapp.skillmd`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from io import BytesIO
 from typing import Any
 
 from flask import Blueprint, Response, flash, request, send_file, url_for
 from werkzeug.datastructures import FileStorage
 
-from webapp import models, skillmd, store
+from webapp import skillmd, store
 from webapp.db import get_session
 from webapp.pipeline import (
     BundleError,
     Problem,
     Skill,
     Workspace,
-    dump_bundle,
     load_bundle,
     parse_json,
 )
@@ -33,9 +32,10 @@ from .responses import flag, go_to, page_or_fragment
 bp = Blueprint("transfer", __name__)
 
 BUNDLE_SUFFIX = ".skill-workspace.json"
-#: Which table each bundle section is stored in: its string columns bound the lengths.
-_TABLES = {"agent": models.Agent, "skills": models.Skill, "tools": models.Tool,
-           "variables": models.Variable, "scenarios": models.Scenario}
+#: Where a skill field is written in a SKILL.md, to name it in the store's problems.
+SKILL_MD_FIELDS = {"d_tag": "metadata.d_tag", "name": "metadata.display_name",
+                   "layer": "metadata.layer", "triggers": "metadata.triggers",
+                   "enabled": "metadata.enabled", "content": "body"}
 
 
 @bp.get("/transfer")
@@ -50,17 +50,14 @@ def import_bundle() -> Response:
     form = request.form
     name = form.get("agent_name", "").strip() or None
     try:
-        workspace = read_bundle(request.files.get("bundle_file"), form.get("bundle_text", ""), name)
+        workspace = read_bundle(request.files.get("bundle_file"), form.get("bundle_text", ""))
         agent = store.import_bundle(get_session(), workspace, replace=flag(form.get("replace")),
                                     agent_name=name)
     except BundleError as exc:
         problems = [(problem.path, problem.message) for problem in exc.problems]
         return transfer_response(None, 422, bundle_problems=problems)
-    except store.ValidationError as exc:  # a name taken without `replace`, or text it cannot store
-        name_field = "agent_name" if name else "$.agent.name"
-        problems = [(name_field if path == "name" else path, message)
-                    for path, message in exc.problems]
-        return transfer_response(None, 422, bundle_problems=problems)
+    except store.ValidationError as exc:  # the store's rules, or a name taken without `replace`
+        return transfer_response(None, 422, bundle_problems=exc.problems)
     except store.Conflict as exc:
         return transfer_response(None, 409, bundle_problems=[("$.skills", f"not imported: {exc}")])
     skills = store.list_skills(get_session(), agent)
@@ -97,8 +94,12 @@ def import_skill() -> Response:
         row = store.create_skill(get_session(), agent, skill.d_tag, content=skill.content,
                                  name=skill.name, layer=skill.layer, triggers=skill.triggers,
                                  enabled=skill.enabled, note="imported from SKILL.md")
-    except (skillmd.SkillMdError, store.ValidationError) as exc:
+    except (skillmd.SkillMdError, store.AlreadyExists) as exc:
         return transfer_response(agent, 422, skill_problems=exc.problems)
+    except store.ValidationError as exc:  # the store's rules: named as in the SKILL.md
+        problems = [(SKILL_MD_FIELDS.get(field, field), message)
+                    for field, message in exc.problems]
+        return transfer_response(agent, 422, skill_problems=problems)
     flash(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}.")
     return go_to(url_for("editor.edit", agent=agent, d_tag=row.d_tag))
 
@@ -106,8 +107,10 @@ def import_skill() -> Response:
 # -- reading uploads
 
 
-def read_bundle(upload: FileStorage | None, pasted: str, agent_name: str | None) -> Workspace:
-    """The workspace in the uploaded file (else the pasted text), checked for everything.
+def read_bundle(upload: FileStorage | None, pasted: str) -> Workspace:
+    """The workspace in the uploaded file (else the pasted text), loaded with its checks.
+
+    What the database cannot store is the store's to check (`store.import_bundle`).
 
     Raises:
         BundleError: every problem, with JSON paths; invalid JSON names line and column.
@@ -121,38 +124,12 @@ def read_bundle(upload: FileStorage | None, pasted: str, agent_name: str | None)
     data = parse_json(text)
     if not isinstance(data, dict):
         raise BundleError([Problem("$", "must be a JSON object holding the bundle")])
-    workspace = load_bundle(data)
-    problems = _length_problems(dump_bundle(workspace))
-    name_field = "agent_name" if agent_name else "$.agent.name"
-    name = agent_name or workspace.agent.name
-    if "/" in name:
-        problems.append(Problem(name_field, "must not contain '/' (the agent's pages could not be "
-                                            "addressed)"))
-    if agent_name and len(agent_name) > models.NAME_LENGTH:
-        problems.append(Problem(name_field, f"must be at most {models.NAME_LENGTH} characters"))
-    if problems:
-        raise BundleError(problems)
-    return workspace
-
-
-def _length_problems(bundle: Mapping[str, Any]) -> list[Problem]:
-    """Strings longer than their column allows (PostgreSQL would refuse them mid-import)."""
-    problems = []
-    for section, model in _TABLES.items():
-        items = [bundle["agent"]] if section == "agent" else bundle[section]
-        for index, item in enumerate(items):
-            path = "$.agent" if section == "agent" else f"$.{section}[{index}]"
-            for key, value in item.items():
-                column = model.__table__.columns.get(key)
-                length = getattr(column.type, "length", None) if column is not None else None
-                if length and isinstance(value, str) and len(value) > length:
-                    problems.append(Problem(f"{path}.{key}", f"must be at most {length} "
-                                                             f"characters, not {len(value)}"))
-    return problems
+    return load_bundle(data)
 
 
 def read_skill(agent: str, upload: FileStorage | None) -> Skill:
-    """The skill in an uploaded SKILL.md or zip, for an existing agent.
+    """The skill in an uploaded SKILL.md or zip, for an existing agent (what the database
+    cannot store is the store's to check, in `store.create_skill`).
 
     Raises:
         skillmd.SkillMdError: every problem found, as `(field, reason)`.
@@ -169,10 +146,6 @@ def read_skill(agent: str, upload: FileStorage | None) -> Skill:
         skill = skillmd.read_upload(upload.filename, upload.read())
     except skillmd.SkillMdError as exc:
         raise skillmd.SkillMdError(problems + exc.problems) from None
-    for field, value in (("metadata.d_tag", skill.d_tag), ("metadata.display_name", skill.name)):
-        if len(value) > models.NAME_LENGTH:
-            limit = f"must be at most {models.NAME_LENGTH} characters, not {len(value)}"
-            problems.append((field, limit))
     if problems:
         raise skillmd.SkillMdError(problems)
     return skill

@@ -42,7 +42,6 @@ from .workspace import (
     load_workspace,
     optional_text,
     original_name,
-    rename_in_skills,
     rename_message,
     replace_in,
     scenario_for,
@@ -135,14 +134,13 @@ def update(agent: str, name: str) -> Response:
     workspace = load_workspace(agent)
     scenario = scenario_for(workspace, optional_text(data, "scenario"))
     form = parse_variable_form(data, workspace, name, from_form=from_form)
-    if not write_form(form, store.update_variable, agent, name, **form.store_fields()):
+    fields = form.store_fields()
+    new = fields.pop("name")
+    renamed = write_form(form, store.rename_variable, agent, name, new, **fields)
+    if renamed is None:
         return variables_response(agent, workspace, scenario, draft=(name, form), focus=name)
-    new = form.variable.name
-    message = f"Saved the binding {new}."
-    if new != name:
-        skills, skipped = rename_in_skills(agent, workspace, name, new, tool=False)
-        message += rename_message([f"skill {s}" for s in skills], skipped, new)
-    return done(message, row_url(agent, workspace, scenario, new))
+    return done(f"Saved the binding {new}." + rename_message(renamed),
+                row_url(agent, workspace, scenario, new))
 
 
 @bp.get("/agents/<agent>/variables/<path:name>/delete")
@@ -186,7 +184,8 @@ def saved_form(variable: Variable) -> VariableForm:
         "name": variable.name, "tool": variable.tool,
         "args": "" if variable.args is None else json.dumps(variable.args, ensure_ascii=False),
         "result_field": variable.result_field, "path": variable.path or "",
-        "format": variable.format or "", "limit": "" if variable.limit is None else str(variable.limit),
+        "format": variable.format or "",
+        "limit": "" if variable.limit is None else str(variable.limit),
     }
     return VariableForm(variable, texts)
 

@@ -2,13 +2,15 @@
 
 - `json_field` reads a JSON textarea; a syntax error names its line and column and the
   value is never saved.
-- `check_item` applies the bundle loader's own rules to one tool, binding or scenario,
-  so the pages can say what is wrong while the author types (the store applies the same
-  rules again when saving).
+- `check_item` applies the store's rules (`store.item_problems`: the bundle loader's
+  rules, NUL, column lengths) to one tool, binding or scenario, so the pages can say
+  what is wrong while the author types; the store applies the same rules when saving.
+- `write_form` calls the store and turns its errors into field errors.
 - `scenario_for` picks the scenario a page previews with.
 
 Which skills use a name, and what a binding gives, are the pipeline's analyses
-(`tool_uses`, `variable_uses`, `call_binding`).
+(`tool_uses`, `variable_uses`, `call_binding`); renaming a tool or binding with what
+uses it is the store's (`rename_tool`, `rename_variable`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ from flask import abort
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import BundleError, Scenario, Workspace, parse_json, renamed_uses
-from webapp.pipeline import check_item as pipeline_check_item
+from webapp.pipeline import BundleError, Scenario, Workspace, parse_json
 
 _POSITION = re.compile(r"line (\d+), column (\d+)")
 
@@ -86,16 +87,11 @@ def optional_text(data: Mapping[str, Any], name: str) -> str | None:
 
 
 def check_item(section: str, item: dict[str, Any], errors: Errors) -> None:
-    """Record the bundle's problems with one entry of `section` (by field name)."""
-    for problem in pipeline_check_item(section, item):
-        rest = problem.path
-        field = re.split(r"[.\[]", rest, maxsplit=1)[0] or rest
+    """Record the store's problems with one entry of `section` (by field name)."""
+    for path, message in store.item_problems(section, item):
+        field = store.field_of(path)
         # Say where inside a JSON field the problem is: `results_by_args[1].args`.
-        message = problem.message if rest == field else f"{rest}: {problem.message}"
-        errors.setdefault(field, FieldError(message))
-    for key, value in item.items():
-        if isinstance(value, str) and "\x00" in value:
-            errors.setdefault(key, FieldError("must not contain NUL characters (U+0000)"))
+        errors.setdefault(field, FieldError(message if path == field else f"{path}: {message}"))
 
 
 def store_errors(exc: store.ValidationError) -> Errors:
@@ -113,15 +109,22 @@ def original_name(data: Mapping[str, Any], agent: str, get: Callable[..., Any]) 
 
 
 def write_form(form: Any, write: Callable[..., Any], agent: str, *args: Any,
-               **fields: Any) -> bool:
+               **fields: Any) -> Any:
     """Call the store's `write(session, agent, *args, **fields)` unless `form` has errors
-    already; a `store.ValidationError` becomes field errors. True when it was written."""
-    if not form.errors:
-        try:
-            write(get_session(), agent, *args, **fields)
-        except store.ValidationError as exc:
-            form.errors.update(store_errors(exc))
-    return not form.errors
+    already, and return what it returns; a `store.ValidationError` becomes field errors,
+    and a rename that met a skill saved meanwhile an error on `name`. None (and
+    `form.errors` set) when nothing was written."""
+    if form.errors:
+        return None
+    try:
+        return write(get_session(), agent, *args, **fields)
+    except store.ValidationError as exc:
+        form.errors.update(store_errors(exc))
+    except store.Conflict as exc:
+        form.errors["name"] = FieldError(
+            f"not renamed: skill {exc.d_tag} was saved meanwhile, and nothing was changed; "
+            "save again")
+    return None
 
 
 def load_workspace(agent: str) -> Workspace:
@@ -138,41 +141,11 @@ def scenario_for(workspace: Workspace, name: str | None) -> Scenario:
     return workspace.scenarios[0] if workspace.scenarios else Scenario(name="(no scenario)")
 
 
-def rename_in_skills(agent: str, workspace: Workspace, old: str, new: str, *, tool: bool
-                     ) -> tuple[list[str], list[str]]:
-    """Rewrite the skills that use `old` (as resolved in `workspace`, before the rename) to
-    use `new`, each as a new version; returns the `d_tag`s changed and those skipped
-    because someone saved them meanwhile.
-
-    `{{old}}` is rewritten only where it meant what was renamed: a skill named `old`
-    wins over a binding or tool, and a binding wins over a tool.
-    """
-    session = get_session()
-    what = "tool" if tool else "variable"
-    changed, skipped = [], []
-    for d_tag, updated in renamed_uses(workspace, old, new, tool=tool).items():
-        skill = workspace.skills_by_tag[d_tag]
-        row = store.get_skill(session, agent, skill.d_tag)
-        if row.content != skill.content:  # saved since `workspace` was read
-            skipped.append(skill.d_tag)
-            continue
-        try:
-            store.save_skill(session, agent, skill.d_tag, expected_version=row.version,
-                             content=updated, note=f"{what} {old} renamed to {new}")
-        except store.Conflict:
-            skipped.append(skill.d_tag)
-        else:
-            changed.append(skill.d_tag)
-    return changed, skipped
-
-
-def rename_message(moved: list[str], skipped: list[str], new: str) -> str:
+def rename_message(renamed: store.RenamedItem) -> str:
     """What a rename changed besides the item itself, for the flash."""
-    message = f" Renamed it in {', '.join(moved)}." if moved else ""
-    if skipped:
-        message += (f" Not in skill {', '.join(skipped)}: it changed meanwhile; "
-                    f"write {{{{{new}}}}} there by hand.")
-    return message
+    moved = ([f"binding {b}" for b in renamed.bindings]
+             + [f"skill {s}" for s in renamed.skills])
+    return f" Renamed it in {', '.join(moved)}." if moved else ""
 
 
 def with_replaced(items: tuple[Any, ...], old_name: str | None, new: Any) -> tuple[Any, ...]:

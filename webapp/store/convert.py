@@ -1,0 +1,51 @@
+"""Rows into the pipeline's plain data, written once: `skill_of(row)` and its siblings.
+
+(`load_workspace` builds a whole `Workspace` with these.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp import models
+from webapp.pipeline import Agent, HistoryEntry, Scenario, Skill, Tool, ToolResult, Variable
+
+
+def agent_of(row: models.Agent) -> Agent:
+    """The pipeline `Agent` of an agent row."""
+    return Agent(name=row.name, title=row.title, message_mode=row.message_mode,
+                 max_array_items=row.max_array_items, history_labels=dict(row.history_labels))
+
+
+def skill_of(row: models.Skill | models.SkillRevision) -> Skill:
+    """The pipeline `Skill` of a skill row or one of its revisions."""
+    return Skill(d_tag=row.d_tag, content=row.content, name=row.name, layer=row.layer,
+                 triggers=tuple(row.triggers), enabled=row.enabled)
+
+
+def tool_of(row: models.Tool) -> Tool:
+    """The pipeline `Tool` of a tool row."""
+    return Tool(name=row.name, description=row.description, result=row.result,
+                results_by_args=tuple(ToolResult(args=r["args"], result=r["result"])
+                                      for r in row.results_by_args))
+
+
+def variable_of(row: models.Variable) -> Variable:
+    """The pipeline `Variable` of a binding row."""
+    return Variable(name=row.name, tool=row.tool, args=row.args, result_field=row.result_field,
+                    path=row.path, format=row.format, limit=row.limit)
+
+
+def scenario_of(row: models.Scenario) -> Scenario:
+    """The pipeline `Scenario` of a scenario row."""
+    return Scenario(name=row.name, trigger=row.trigger, message=row.message,
+                    history=tuple(HistoryEntry(role=h["role"], content=h["content"],
+                                               created_at=h.get("created_at"))
+                                  for h in row.history),
+                    event=row.event, provider=row.provider)
+
+
+def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
+    """The fields a skill row and its revisions share, as a bundle skill dict."""
+    return {"d_tag": row.d_tag, "name": row.name, "layer": row.layer,
+            "triggers": list(row.triggers), "enabled": row.enabled, "content": row.content}

@@ -1,0 +1,80 @@
+"""The store's errors: each carries what a caller needs to show it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class StoreError(Exception):
+    """Base class of the store's errors."""
+
+
+class NotFound(StoreError):
+    """No such agent, skill, revision, tool, variable, scenario or log entry."""
+
+
+class ValidationError(StoreError):
+    """Bad field values; `.problems` lists `(field, message)` pairs.
+
+    The field is a form field name (`d_tag`) for a single item, and a JSON path
+    (`$.skills[0].d_tag`) for a bundle import.
+    """
+
+    def __init__(self, problems: Sequence[tuple[str, str]]):
+        self.problems = list(problems)
+        super().__init__("; ".join(f"{name}: {message}" for name, message in self.problems))
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """The first message for each field, for showing next to form inputs."""
+        errors: dict[str, str] = {}
+        for name, message in self.problems:
+            errors.setdefault(name, message)
+        return errors
+
+
+class AlreadyExists(ValidationError):
+    """A name (agent, `d_tag`, tool, variable or scenario) is taken."""
+
+
+class Conflict(StoreError):
+    """A save started from a version that is no longer the current one.
+
+    Nothing was written. `current` holds the saved skill as it is now (`version`,
+    `content`, `name`, ...; `deleted` true when it was moved to the trash meanwhile)
+    and `submitted` the fields the author sent, `submitted_content` their text.
+    """
+
+    def __init__(self, d_tag: str, *, expected_version: int | None, current: dict[str, Any],
+                 submitted: dict[str, Any]):
+        self.d_tag = d_tag
+        self.expected_version = expected_version
+        self.current = current
+        self.submitted = submitted
+        state = "was moved to the trash" if current.get("deleted") else (
+            f"is at version {current['version']}")
+        super().__init__(f"skill {d_tag!r} {state}; the save started from version "
+                         f"{expected_version} and was not applied")
+
+    @property
+    def current_version(self) -> int:
+        return self.current["version"]
+
+    @property
+    def current_content(self) -> str:
+        return self.current["content"]
+
+    @property
+    def submitted_content(self) -> str | None:
+        return self.submitted.get("content")
+
+
+class InUse(StoreError):
+    """A skill is referenced as `{{d_tag}}` by other skills; `.referenced_by` lists them."""
+
+    def __init__(self, d_tag: str, referenced_by: Sequence[str], action: str):
+        self.d_tag = d_tag
+        self.referenced_by = list(referenced_by)
+        super().__init__(f"cannot {action} {d_tag!r}: referenced by "
+                         + ", ".join(self.referenced_by))

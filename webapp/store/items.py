@@ -1,0 +1,234 @@
+"""Tools, variable bindings and scenarios: the simple per-agent tables, five functions each.
+
+Renaming a tool or a binding along with what uses it is `renames.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from webapp import models
+from webapp.pipeline import HistoryEntry, ToolResult
+
+from . import rules
+from .agents import AgentRef, get_agent
+from .errors import AlreadyExists, NotFound
+from .transactions import apply_changes, change, insert, rows
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How one of the simple per-agent tables maps to a bundle section."""
+
+    model: type[Any]
+    section: str
+    label: str
+    defaults: dict[str, Any]
+    normalize: Callable[[dict[str, Any]], dict[str, Any]]
+
+    def fields_of(self, row: Any) -> dict[str, Any]:
+        return {key: getattr(row, key) for key in self.defaults}
+
+    def taken(self, name: str) -> AlreadyExists:
+        return AlreadyExists([("name", f"a {self.label} named {name!r} already exists")])
+
+
+def _normalize_tool(fields: dict[str, Any]) -> dict[str, Any]:
+    entries = []
+    for entry in fields["results_by_args"] or ():
+        entries.append({"args": entry.args, "result": entry.result}
+                       if isinstance(entry, ToolResult) else dict(entry))
+    return {**fields, "results_by_args": entries}
+
+
+def _normalize_scenario(fields: dict[str, Any]) -> dict[str, Any]:
+    history = []
+    for entry in fields["history"] or ():
+        history.append({"role": entry.role, "content": entry.content,
+                        "created_at": entry.created_at}
+                       if isinstance(entry, HistoryEntry) else dict(entry))
+    return {**fields, "history": history}
+
+
+def _normalize_variable(fields: dict[str, Any]) -> dict[str, Any]:
+    return {**fields, "result_field": fields["result_field"] or "content"}
+
+
+TOOLS = Kind(models.Tool, "tools", "tool",
+             {"name": "", "description": "", "result": None, "results_by_args": []},
+             _normalize_tool)
+VARIABLES = Kind(models.Variable, "variables", "variable",
+                 {"name": "", "tool": "", "args": None, "result_field": "content", "path": None,
+                  "format": None, "limit": None},
+                 _normalize_variable)
+SCENARIOS = Kind(models.Scenario, "scenarios", "scenario",
+                 {"name": "", "trigger": "dm", "message": "", "history": [], "event": None,
+                  "provider": None},
+                 _normalize_scenario)
+
+
+def list_items(session: Session, kind: Kind, agent: AgentRef) -> list[Any]:
+    """The agent's rows of `kind`, in the order they were added."""
+    row = get_agent(session, agent)
+    return list(session.scalars(rows(kind.model).where(kind.model.agent_id == row.id)
+                                .order_by(kind.model.position, kind.model.id)))
+
+
+def get_item(session: Session, kind: Kind, agent: AgentRef, name: str) -> Any:
+    """The agent's row of `kind` named `name`; raises `NotFound`."""
+    agent_row = get_agent(session, agent)
+    row = session.scalar(rows(kind.model).where(kind.model.agent_id == agent_row.id,
+                                                 kind.model.name == name))
+    if row is None:
+        raise NotFound(f"no {kind.label} {name!r}")
+    return row
+
+
+def _validated(kind: Kind, fields: dict[str, Any]) -> dict[str, Any]:
+    fields = kind.normalize(fields)
+    rules.check(kind.section, fields)
+    return fields
+
+
+def _name_taken(session: Session, kind: Kind, agent_id: int, name: str) -> bool:
+    return session.scalar(select(kind.model.id).where(kind.model.agent_id == agent_id,
+                                                      kind.model.name == name)) is not None
+
+
+def create_item(session: Session, kind: Kind, agent: AgentRef, name: str,
+                changes: dict[str, Any]) -> Any:
+    """Add a row of `kind` (its defaults, then `changes`) at the end."""
+    agent_row = get_agent(session, agent)
+    fields = dict(kind.defaults)
+    apply_changes(fields, {"name": name, **changes})
+    fields = _validated(kind, fields)
+    if _name_taken(session, kind, agent_row.id, fields["name"]):
+        raise kind.taken(fields["name"])
+    position = session.scalar(select(func.coalesce(func.max(kind.model.position) + 1, 0))
+                              .where(kind.model.agent_id == agent_row.id))
+    row = kind.model(agent_id=agent_row.id, position=position or 0, **fields)
+    insert(session, row, "name", f"a {kind.label} named {fields['name']!r} already exists")
+    return row
+
+
+def update_item(session: Session, kind: Kind, agent: AgentRef, name: str,
+                changes: dict[str, Any]) -> Any:
+    """Change fields of the row of `kind` named `name` (`name=` renames the row alone)."""
+    row = get_item(session, kind, agent, name)
+    fields = kind.fields_of(row)
+    apply_changes(fields, changes)
+    fields = _validated(kind, fields)
+    if fields["name"] != row.name and _name_taken(session, kind, row.agent_id, fields["name"]):
+        raise kind.taken(fields["name"])
+    for key, value in fields.items():
+        setattr(row, key, value)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise kind.taken(fields["name"]) from None
+    return row
+
+
+def _delete(session: Session, kind: Kind, agent: AgentRef, name: str) -> None:
+    session.delete(get_item(session, kind, agent, name))
+    session.flush()
+
+
+def list_tools(session: Session, agent: AgentRef) -> list[models.Tool]:
+    """The agent's mock tools, in the order they were added."""
+    return list_items(session, TOOLS, agent)
+
+
+def get_tool(session: Session, agent: AgentRef, name: str) -> models.Tool:
+    """The mock tool with this name; raises `NotFound`."""
+    return get_item(session, TOOLS, agent, name)
+
+
+@change
+def create_tool(session: Session, agent: AgentRef, name: str, **fields: Any) -> models.Tool:
+    """Add a mock tool; fields: `description`, `result`, `results_by_args` (dicts or
+    `ToolResult`s)."""
+    return create_item(session, TOOLS, agent, name, fields)
+
+
+@change
+def update_tool(session: Session, agent: AgentRef, name: str, /, **changes: Any) -> models.Tool:
+    """Change a mock tool's fields; `name=` renames the tool alone (`rename_tool` takes the
+    bindings and skills that use it along)."""
+    return update_item(session, TOOLS, agent, name, changes)
+
+
+@change
+def delete_tool(session: Session, agent: AgentRef, name: str) -> None:
+    """Remove a mock tool (bindings to it then report `missing-tool`)."""
+    _delete(session, TOOLS, agent, name)
+
+
+def list_variables(session: Session, agent: AgentRef) -> list[models.Variable]:
+    """The agent's variable bindings, in the order they were added."""
+    return list_items(session, VARIABLES, agent)
+
+
+def get_variable(session: Session, agent: AgentRef, name: str) -> models.Variable:
+    """The variable binding with this name; raises `NotFound`."""
+    return get_item(session, VARIABLES, agent, name)
+
+
+@change
+def create_variable(session: Session, agent: AgentRef, name: str, **fields: Any
+                    ) -> models.Variable:
+    """Add a binding; fields: `tool` (required), `args`, `result_field`, `path`, `format`,
+    `limit`."""
+    return create_item(session, VARIABLES, agent, name, fields)
+
+
+@change
+def update_variable(session: Session, agent: AgentRef, name: str, /, **changes: Any
+                    ) -> models.Variable:
+    """Change a binding's fields; `name=` renames the binding alone (`rename_variable`
+    takes the skills that use it along)."""
+    return update_item(session, VARIABLES, agent, name, changes)
+
+
+@change
+def delete_variable(session: Session, agent: AgentRef, name: str) -> None:
+    """Remove a binding."""
+    _delete(session, VARIABLES, agent, name)
+
+
+def list_scenarios(session: Session, agent: AgentRef) -> list[models.Scenario]:
+    """The agent's scenarios, in the order they were added (the first is the default)."""
+    return list_items(session, SCENARIOS, agent)
+
+
+def get_scenario(session: Session, agent: AgentRef, name: str) -> models.Scenario:
+    """The scenario with this name; raises `NotFound`."""
+    return get_item(session, SCENARIOS, agent, name)
+
+
+@change
+def create_scenario(session: Session, agent: AgentRef, name: str, **fields: Any
+                    ) -> models.Scenario:
+    """Add a scenario; fields: `trigger`, `message`, `history` (dicts or HistoryEntries),
+    `event`, `provider`."""
+    return create_item(session, SCENARIOS, agent, name, fields)
+
+
+@change
+def update_scenario(session: Session, agent: AgentRef, name: str, /, **changes: Any
+                    ) -> models.Scenario:
+    """Change a scenario's fields; `name=` renames it."""
+    return update_item(session, SCENARIOS, agent, name, changes)
+
+
+@change
+def delete_scenario(session: Session, agent: AgentRef, name: str) -> None:
+    """Remove a scenario."""
+    _delete(session, SCENARIOS, agent, name)

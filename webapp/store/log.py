@@ -1,0 +1,89 @@
+"""The context log: assembled contexts kept so an author can look back at them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from webapp import models
+from webapp.models import utcnow
+
+from .agents import AgentRef, get_agent
+from .errors import NotFound
+from .transactions import change
+
+
+@change
+def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: str | None = None,
+                trigger: str | None = None, keep: int | None = None) -> models.ContextLogEntry:
+    """Append an assembled `Context` to the agent's context log.
+
+    `scenario` and `trigger` default to the ones the context was assembled for. With
+    `keep`, only the newest `keep` entries of the agent are kept.
+    """
+    agent_row = get_agent(session, agent)
+    counts = context.counts()
+    entry = models.ContextLogEntry(
+        agent_id=agent_row.id,
+        scenario=scenario if scenario is not None else getattr(context, "scenario", None),
+        trigger=trigger if trigger is not None else (getattr(context, "trigger", "") or ""),
+        created_at=utcnow(),
+        document=context.document,
+        messages=[dict(m) for m in context.messages],
+        diagnostics=[d.to_dict() for d in context.diagnostics],
+        summary=getattr(context, "log_entry", "") or "",
+        error_count=counts.get("error", 0),
+        warning_count=counts.get("warning", 0),
+        info_count=counts.get("info", 0),
+    )
+    session.add(entry)
+    session.flush()
+    if keep is not None:
+        cutoff = session.scalars(
+            select(models.ContextLogEntry.id).where(models.ContextLogEntry.agent_id == agent_row.id)
+            .order_by(models.ContextLogEntry.id.desc()).offset(keep).limit(1)).first()
+        if cutoff is not None:
+            session.execute(delete(models.ContextLogEntry).where(
+                models.ContextLogEntry.agent_id == agent_row.id,
+                models.ContextLogEntry.id <= cutoff))
+    return entry
+
+
+def list_log(session: Session, agent: AgentRef, *, scenario: str | None = None,
+             limit: int | None = 50) -> list[models.ContextLogEntry]:
+    """The agent's context-log entries, newest first (optionally of one scenario)."""
+    agent_row = get_agent(session, agent)
+    query = select(models.ContextLogEntry).where(models.ContextLogEntry.agent_id == agent_row.id)
+    if scenario is not None:
+        query = query.where(models.ContextLogEntry.scenario == scenario)
+    query = query.order_by(models.ContextLogEntry.id.desc())
+    if limit is not None:
+        query = query.limit(limit)
+    return list(session.scalars(query))
+
+
+def get_log_entry(session: Session, agent: AgentRef, entry_id: int) -> models.ContextLogEntry:
+    """One context-log entry of the agent; raises `NotFound`."""
+    agent_row = get_agent(session, agent)
+    entry = session.get(models.ContextLogEntry, entry_id)
+    if entry is None or entry.agent_id != agent_row.id:
+        raise NotFound(f"no context-log entry {entry_id}")
+    return entry
+
+
+@change
+def delete_log_entry(session: Session, agent: AgentRef, entry_id: int) -> None:
+    """Remove one context-log entry."""
+    session.delete(get_log_entry(session, agent, entry_id))
+    session.flush()
+
+
+@change
+def clear_log(session: Session, agent: AgentRef) -> int:
+    """Remove all of the agent's context-log entries; returns how many there were."""
+    agent_row = get_agent(session, agent)
+    result = session.execute(delete(models.ContextLogEntry)
+                             .where(models.ContextLogEntry.agent_id == agent_row.id))
+    return result.rowcount

@@ -1,0 +1,44 @@
+"""Every saved version of a skill, and bringing an old one back."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from webapp import models
+
+from .agents import AgentRef
+from .convert import skill_fields
+from .errors import NotFound
+from .skills import get_skill, save
+from .transactions import change, rows
+
+
+def list_revisions(session: Session, agent: AgentRef, d_tag: str) -> list[models.SkillRevision]:
+    """Every saved version of a skill (also of one in the trash), newest first."""
+    row = get_skill(session, agent, d_tag, include_deleted=True)
+    return list(session.scalars(rows(models.SkillRevision)
+                                .where(models.SkillRevision.skill_id == row.id)
+                                .order_by(models.SkillRevision.version.desc())))
+
+
+def get_revision(session: Session, agent: AgentRef, d_tag: str, version: int
+                 ) -> models.SkillRevision:
+    """One saved version of a skill; raises `NotFound`."""
+    row = get_skill(session, agent, d_tag, include_deleted=True)
+    revision = session.scalar(select(models.SkillRevision).where(
+        models.SkillRevision.skill_id == row.id, models.SkillRevision.version == version))
+    if revision is None:
+        raise NotFound(f"skill {d_tag!r} has no version {version}")
+    return revision
+
+
+@change
+def restore_revision(session: Session, agent: AgentRef, d_tag: str, version: int, *,
+                     expected_version: int, note: str | None = None) -> models.Skill:
+    """Save an old version's content and metadata as a new version (the `d_tag` stays)."""
+    row = get_skill(session, agent, d_tag)
+    revision = get_revision(session, agent, d_tag, version)
+    fields = {**skill_fields(revision), "d_tag": row.d_tag}
+    return save(session, row, expected_version, fields, note or f"restored version {version}",
+                fields)

@@ -1,0 +1,302 @@
+"""Skills: create, save (optimistically locked), enable, reorder, rename, trash.
+
+Skills are never overwritten blindly: each save names the version it started from
+and is applied with one atomic `UPDATE ... WHERE id = ? AND version = ?`, so of two
+concurrent saves from the same version exactly one wins and the other gets a
+`Conflict`. Every saved state of a skill is kept as a revision; deleting a skill
+moves it to the trash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from webapp import models, pipeline
+from webapp.models import utcnow
+from webapp.pipeline import rename_placeholders
+
+from . import rules
+from .agents import AgentRef, get_agent
+from .convert import skill_fields, skill_of
+from .errors import AlreadyExists, Conflict, InUse, NotFound, ValidationError
+from .transactions import change, insert, rows
+
+
+def list_skills(session: Session, agent: AgentRef, *, include_deleted: bool = False
+                ) -> list[models.Skill]:
+    """The agent's skills in adoption order; the trash only if `include_deleted`."""
+    row = get_agent(session, agent)
+    query = rows(models.Skill).where(models.Skill.agent_id == row.id)
+    if not include_deleted:
+        query = query.where(models.Skill.deleted_at.is_(None))
+    return list(session.scalars(query.order_by(models.Skill.position, models.Skill.id)))
+
+
+def list_trash(session: Session, agent: AgentRef) -> list[models.Skill]:
+    """The agent's deleted skills, most recently deleted first."""
+    row = get_agent(session, agent)
+    return list(session.scalars(
+        rows(models.Skill)
+        .where(models.Skill.agent_id == row.id, models.Skill.deleted_at.is_not(None))
+        .order_by(models.Skill.deleted_at.desc(), models.Skill.id.desc())))
+
+
+def get_skill(session: Session, agent: AgentRef, d_tag: str, *,
+              include_deleted: bool = False) -> models.Skill:
+    """The skill with this `d_tag`; raises `NotFound` (also for a trashed one, unless asked)."""
+    row = find_skill(session, agent, d_tag)
+    if row is None or (row.deleted_at is not None and not include_deleted):
+        where = " (it is in the trash)" if row is not None else ""
+        raise NotFound(f"no skill {d_tag!r}{where}")
+    return row
+
+
+def find_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | None:
+    """The skill with this `d_tag`, live or in the trash, or None."""
+    agent_row = get_agent(session, agent)
+    return session.scalar(rows(models.Skill).where(
+        models.Skill.agent_id == agent_row.id, models.Skill.d_tag == d_tag))
+
+
+def _snapshot(row: models.Skill) -> dict[str, Any]:
+    return {**skill_fields(row), "version": row.version, "deleted": row.deleted_at is not None,
+            "updated_at": row.updated_at}
+
+
+def _skill_input(d_tag: str, content: str, name: str, layer: int, triggers: Iterable[str],
+                 enabled: bool) -> dict[str, Any]:
+    if isinstance(triggers, str):
+        raise ValidationError([("triggers", "must be a list of trigger names, not a string")])
+    fields = {"d_tag": d_tag, "name": name, "layer": layer, "triggers": list(triggers),
+              "enabled": enabled, "content": content}
+    rules.check("skills", fields)
+    return fields
+
+
+@change
+def create_skill(session: Session, agent: AgentRef, d_tag: str, *, content: str = "",
+                 name: str = "", layer: int = 1, triggers: Iterable[str] = (),
+                 enabled: bool = True, note: str | None = None) -> models.Skill:
+    """Add a skill at the end of the adoption order, as version 1 with its first revision."""
+    agent_row = get_agent(session, agent)
+    fields = _skill_input(d_tag, content, name, layer, triggers, enabled)
+    position = session.scalar(select(func.coalesce(func.max(models.Skill.position) + 1, 0))
+                              .where(models.Skill.agent_id == agent_row.id))
+    return new_skill(session, agent_row, fields, position=position or 0, note=note)
+
+
+def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
+              position: int, note: str | None) -> models.Skill:
+    """Insert a skill with checked `fields` as version 1, with its revision."""
+    taken = find_skill(session, agent, fields["d_tag"])
+    if taken is not None:
+        where = " in the trash (restore it, or choose another d_tag)" if taken.deleted else ""
+        raise AlreadyExists([("d_tag", f"a skill {fields['d_tag']!r} already exists{where}")])
+    now = utcnow()
+    row = models.Skill(agent_id=agent.id, position=position, version=1, created_at=now,
+                       updated_at=now, **fields)
+    insert(session, row, "d_tag", f"a skill {fields['d_tag']!r} already exists")
+    session.add(models.SkillRevision(skill_id=row.id, version=1, saved_at=now, note=note,
+                                     **fields))
+    session.flush()
+    return row
+
+
+class Stale(Exception):
+    """Internal: the atomic update matched no row (the version moved on, or it was trashed)."""
+
+
+def write_skill(session: Session, row: models.Skill, expected_version: int,
+                fields: dict[str, Any], *, note: str | None, restore: bool = False) -> None:
+    """Apply `fields` as version `expected_version + 1` and record the revision.
+
+    One `UPDATE ... WHERE id = ? AND version = ?`: the database decides which of two
+    concurrent saves wins, and the loser matches no row. Raises `Stale` then.
+    """
+    now = utcnow()
+    condition = [models.Skill.id == row.id, models.Skill.version == expected_version]
+    if not restore:
+        condition.append(models.Skill.deleted_at.is_(None))
+    values = {**fields, "version": expected_version + 1, "updated_at": now}
+    if restore:
+        values["deleted_at"] = None
+    result = session.execute(update(models.Skill).where(*condition).values(**values)
+                             .execution_options(synchronize_session=False))
+    if result.rowcount != 1:
+        raise Stale()
+    session.add(models.SkillRevision(skill_id=row.id, version=expected_version + 1,
+                                     saved_at=now, note=note, **fields))
+    session.flush()
+    session.expire(row)
+
+
+def conflict(session: Session, row_id: int, d_tag: str, expected_version: int | None,
+             submitted: dict[str, Any]) -> Conflict:
+    """Roll back and describe what is saved now, for a `Conflict`."""
+    session.rollback()
+    current = session.get(models.Skill, row_id, populate_existing=True)
+    snapshot = _snapshot(current) if current is not None else {
+        "version": None, "content": "", "deleted": True}
+    session.rollback()
+    return Conflict(d_tag, expected_version=expected_version, current=snapshot,
+                    submitted=submitted)
+
+
+def save(session: Session, row: models.Skill, expected_version: int, fields: dict[str, Any],
+         note: str | None, submitted: dict[str, Any]) -> models.Skill:
+    """`write_skill`, a lost race raised as `Conflict`; returns the refreshed row."""
+    # No check of `row.version` first: only the atomic update may decide.
+    try:
+        write_skill(session, row, expected_version, fields, note=note)
+    except (Stale, IntegrityError):
+        raise conflict(session, row.id, row.d_tag, expected_version, submitted) from None
+    session.refresh(row)
+    return row
+
+
+@change
+def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_version: int,
+               content: str, name: str | None = None, layer: int | None = None,
+               triggers: Iterable[str] | None = None, enabled: bool | None = None,
+               note: str | None = None, new_d_tag: str | None = None) -> models.Skill:
+    """Save a skill edited from `expected_version`: a new version and its revision.
+
+    `name`, `layer`, `triggers` and `enabled` left as None keep their saved values.
+    A `new_d_tag` renames the skill first, updating the references to it
+    (`rename_skill(update_references=True)`), in the same transaction.
+    Raises `Conflict` (nothing written) when `expected_version` is not the current
+    version or the skill was moved to the trash meanwhile, `NotFound`, `ValidationError`,
+    `AlreadyExists` (a taken `new_d_tag`).
+    """
+    submitted = {"content": content, "name": name, "layer": layer,
+                 "triggers": None if triggers is None else list(triggers), "enabled": enabled}
+    if new_d_tag is not None and new_d_tag != d_tag:
+        renamed = rename_skill(session, agent, d_tag, new_d_tag, update_references=True,
+                               expected_version=expected_version)
+        d_tag, expected_version = new_d_tag, renamed.skill.version
+    row = find_skill(session, agent, d_tag)
+    if row is None:
+        raise NotFound(f"no skill {d_tag!r}")
+    fields = _skill_input(
+        d_tag, content, row.name if name is None else name, row.layer if layer is None else layer,
+        row.triggers if triggers is None else submitted["triggers"],
+        row.enabled if enabled is None else enabled)
+    return save(session, row, expected_version, fields, note, submitted)
+
+
+@change
+def set_skill_enabled(session: Session, agent: AgentRef, d_tag: str, enabled: bool, *,
+                      expected_version: int | None = None) -> models.Skill:
+    """Enable or disable a skill (a new version); without `expected_version`, from the current."""
+    row = get_skill(session, agent, d_tag)
+    version = row.version if expected_version is None else expected_version
+    fields = {**skill_fields(row), "enabled": enabled}
+    return save(session, row, version, fields, "enabled" if enabled else "disabled",
+                {"enabled": enabled})
+
+
+@change
+def reorder_skills(session: Session, agent: AgentRef, d_tags: Sequence[str]) -> list[models.Skill]:
+    """Set the adoption order: `d_tags` must name every live skill exactly once."""
+    agent_row = get_agent(session, agent)
+    live = list_skills(session, agent_row)
+    if sorted(d_tags) != sorted(s.d_tag for s in live):
+        missing = sorted({s.d_tag for s in live} - set(d_tags))
+        extra = sorted(set(d_tags) - {s.d_tag for s in live})
+        duplicated = sorted({t for t in d_tags if list(d_tags).count(t) > 1})
+        details = [f"missing: {', '.join(missing)}" if missing else "",
+                   f"unknown: {', '.join(extra)}" if extra else "",
+                   f"repeated: {', '.join(duplicated)}" if duplicated else ""]
+        raise ValidationError([("order", "must list every skill once ("
+                                + "; ".join(d for d in details if d) + ")")])
+    by_tag = {s.d_tag: s for s in live}
+    for position, d_tag in enumerate(d_tags):
+        by_tag[d_tag].position = position
+    # Trashed skills keep their relative order after the live ones.
+    for offset, row in enumerate(sorted(list_trash(session, agent_row),
+                                        key=lambda r: (r.position, r.id))):
+        row.position = len(d_tags) + offset
+    session.flush()
+    return [by_tag[d_tag] for d_tag in d_tags]
+
+
+# -- references, rename, trash
+
+
+def references_to(session: Session, agent: AgentRef, d_tag: str) -> list[str]:
+    """The `d_tag`s of the other live skills whose content has `{{d_tag}}`, in adoption order."""
+    return pipeline.references_to((skill_of(s) for s in list_skills(session, agent)), d_tag)
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """What `rename_skill` did: the renamed skill and the skills whose references it updated."""
+
+    skill: models.Skill
+    updated: tuple[str, ...] = field(default=())
+
+
+@change
+def rename_skill(session: Session, agent: AgentRef, d_tag: str, new_d_tag: str, *,
+                 update_references: bool = False, expected_version: int | None = None) -> Renamed:
+    """Change a skill's `d_tag`.
+
+    When other skills reference it as `{{d_tag}}`, raises `InUse` listing them,
+    unless `update_references`: then each reference becomes `{{new_d_tag}}` (spacing
+    inside the braces kept) and every changed skill gets a new version. Raises
+    `AlreadyExists` if `new_d_tag` is taken (also by a skill in the trash).
+    """
+    agent_row = get_agent(session, agent)
+    row = get_skill(session, agent_row, d_tag)
+    version = row.version if expected_version is None else expected_version
+    if new_d_tag == d_tag:
+        return Renamed(row)
+    _skill_input(new_d_tag, row.content, row.name, row.layer, row.triggers, row.enabled)
+    if find_skill(session, agent_row, new_d_tag) is not None:
+        raise AlreadyExists([("d_tag", f"a skill {new_d_tag!r} already exists")])
+    users = references_to(session, agent_row, d_tag)
+    if users and not update_references:
+        raise InUse(d_tag, users, "rename")
+
+    def renamed(text: str) -> str:
+        return rename_placeholders(text, d_tag, new_d_tag)
+
+    own = {**skill_fields(row), "d_tag": new_d_tag, "content": renamed(row.content)}
+    save(session, row, version, own, f"renamed from {d_tag}", {"d_tag": new_d_tag})
+    note = f"reference {{{{{d_tag}}}}} renamed to {{{{{new_d_tag}}}}}"
+    for user_tag in users:
+        user = get_skill(session, agent_row, user_tag)
+        fields = {**skill_fields(user), "content": renamed(user.content)}
+        save(session, user, user.version, fields, note, {})
+    return Renamed(row, tuple(users))
+
+
+@change
+def delete_skill(session: Session, agent: AgentRef, d_tag: str, *, force: bool = False
+                 ) -> models.Skill:
+    """Move a skill to the trash; raises `InUse` if other skills reference it, unless `force`."""
+    agent_row = get_agent(session, agent)
+    row = get_skill(session, agent_row, d_tag)
+    users = references_to(session, agent_row, d_tag)
+    if users and not force:
+        raise InUse(d_tag, users, "delete")
+    row.deleted_at = utcnow()
+    session.flush()
+    return row
+
+
+@change
+def restore_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill:
+    """Take a skill out of the trash, at the place in the adoption order it had."""
+    row = find_skill(session, agent, d_tag)
+    if row is None or row.deleted_at is None:
+        raise NotFound(f"no skill {d_tag!r} in the trash")
+    row.deleted_at = None
+    session.flush()
+    return row

@@ -1,0 +1,135 @@
+"""Whole workspaces: loading one for the pipeline, and bundles out and in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlalchemy.orm import Session
+
+from webapp import models
+from webapp.models import utcnow
+from webapp.pipeline import (
+    Skill,
+    Workspace,
+    dump_bundle,
+    dump_scenario,
+    dump_skill,
+    dump_tool,
+    dump_variable,
+    load_bundle,
+)
+
+from . import rules
+from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent
+from .convert import agent_of, scenario_of, skill_fields, skill_of, tool_of, variable_of
+from .errors import AlreadyExists
+from .items import list_scenarios, list_tools, list_variables
+from .skills import Stale, conflict, list_skills, new_skill, write_skill
+from .transactions import change, rows
+
+
+def load_workspace(session: Session, agent: AgentRef) -> Workspace:
+    """The agent's workspace for the pipeline: live skills in adoption order, tools, ..."""
+    row = get_agent(session, agent)
+    return workspace_with(session, row, list_skills(session, row))
+
+
+def workspace_with(session: Session, agent: models.Agent, skills: Sequence[models.Skill]
+                   ) -> Workspace:
+    """The agent's workspace with these skill rows (read by the caller, who needs them)."""
+    return Workspace(
+        agent=agent_of(agent),
+        skills=tuple(skill_of(s) for s in skills),
+        tools=tuple(tool_of(t) for t in list_tools(session, agent)),
+        variables=tuple(variable_of(v) for v in list_variables(session, agent)),
+        scenarios=tuple(scenario_of(s) for s in list_scenarios(session, agent)),
+    )
+
+
+def export_bundle(session: Session, agent: AgentRef) -> dict[str, Any]:
+    """The agent's workspace as a `skill-workspace/1` bundle dict (trash not included)."""
+    return dump_bundle(load_workspace(session, agent))
+
+
+@change
+def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
+                  replace: bool = False, agent_name: str | None = None) -> models.Agent:
+    """Import a bundle (a `Workspace` or a bundle dict) as a new agent, or over one.
+
+    `agent_name` imports under another name. An existing agent of that name is
+    refused with `AlreadyExists` unless `replace`; replacing keeps what can be kept:
+    a skill with the same `d_tag` gets the bundle's text as a new version (restored
+    from the trash if it was there), a skill missing from the bundle goes to the
+    trash, and tools, variables and scenarios become the bundle's. The context log
+    stays.
+
+    Raises:
+        BundleError: an invalid bundle dict (every problem, with its JSON path).
+        ValidationError: what the database cannot store (`rules.bundle_problems`), each
+            problem with its JSON path (`$.skills[0].d_tag`, or `agent_name`).
+        AlreadyExists: the agent exists and `replace` is not set.
+    """
+    workspace = bundle if isinstance(bundle, Workspace) else load_bundle(dict(bundle))
+    rules.check_bundle(dump_bundle(workspace), agent_name=agent_name)
+    source = workspace.agent
+    fields = agent_fields(agent_name or source.name, source.title, source.message_mode,
+                          source.max_array_items, source.history_labels)
+    existing = find_agent(session, fields["name"])
+    if existing is not None and not replace:
+        message = (f"an agent named {fields['name']!r} already exists; "
+                   "import with replace to overwrite it")
+        raise AlreadyExists([("agent_name" if agent_name else "$.agent.name", message)])
+    if existing is None:
+        agent = insert_agent(session, fields)
+    else:
+        agent = existing
+        for key, value in fields.items():
+            setattr(agent, key, value)
+    _replace_skills(session, agent, workspace.skills)
+    _replace_rest(session, agent, workspace)
+    session.flush()
+    # Positions and trash were set with bulk updates; reload whatever the session holds.
+    session.expire_all()
+    return agent
+
+
+def _replace_skills(session: Session, agent: models.Agent, skills: Sequence[Skill]) -> None:
+    rows_by_tag = {row.d_tag: row for row in session.scalars(
+        rows(models.Skill).where(models.Skill.agent_id == agent.id))}
+    now = utcnow()
+    for position, skill in enumerate(skills):
+        fields = dump_skill(skill)
+        row = rows_by_tag.pop(skill.d_tag, None)
+        if row is None:
+            new_skill(session, agent, fields, position=position, note="imported")
+            continue
+        if row.deleted_at is not None or skill_fields(row) != fields:
+            try:
+                write_skill(session, row, row.version, fields, note="imported",
+                            restore=row.deleted_at is not None)
+            except Stale:  # saved by someone else during the import
+                raise conflict(session, row.id, row.d_tag, row.version, fields) from None
+        session.execute(update(models.Skill).where(models.Skill.id == row.id)
+                        .values(position=position))
+    trashed = len(skills)
+    for row in sorted(rows_by_tag.values(), key=lambda r: (r.position, r.id)):
+        values: dict[str, Any] = {"position": trashed}
+        if row.deleted_at is None:
+            values["deleted_at"] = now
+        session.execute(update(models.Skill).where(models.Skill.id == row.id).values(**values))
+        trashed += 1
+
+
+def _replace_rest(session: Session, agent: models.Agent, workspace: Workspace) -> None:
+    for model in (models.Tool, models.Variable, models.Scenario):
+        session.execute(delete(model).where(model.agent_id == agent.id))
+    for position, tool in enumerate(workspace.tools):
+        session.add(models.Tool(agent_id=agent.id, position=position, **dump_tool(tool)))
+    for position, variable in enumerate(workspace.variables):
+        session.add(models.Variable(agent_id=agent.id, position=position,
+                                    **dump_variable(variable)))
+    for position, scenario in enumerate(workspace.scenarios):
+        session.add(models.Scenario(agent_id=agent.id, position=position,
+                                    **dump_scenario(scenario)))
