@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Run every test: the whole suite on SQLite (browser tests included), then the storage
+# Lint with ruff, then run every test: the whole suite on SQLite (browser tests included), then the storage
 # and web suites again on a throw-away PostgreSQL server when one can be started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PYTEST=("$VENV/bin/python" -m pytest)
+
+echo "== ruff check (the style pyproject.toml selects, 100-character lines) =="
+"$VENV/bin/ruff" check .
 
 echo "== pytest: every test, on SQLite (PostgreSQL-only cases run in the second pass) =="
 env -u TEST_DATABASE_URL "${PYTEST[@]}" -m "not postgres" "$@"

@@ -1,4 +1,5 @@
-"""The editor in a real browser: live preview while typing, save, reload, stale save in a second tab."""
+"""The editor in a real browser: live preview while typing, save, reload, stale save in a
+second tab."""
 
 from __future__ import annotations
 

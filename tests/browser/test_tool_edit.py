@@ -35,7 +35,8 @@ def test_edit_a_tool_result_and_see_the_skill_preview_change(context, live_serve
     expect(result).to_have_attribute("aria-invalid", "true")
     page.click("#tool-preview button.goto")
     assert page.evaluate("document.activeElement.name") == "result"
-    assert page.evaluate("document.activeElement.selectionStart") == len('{\n  "success": true,\n') + 13
+    start = len('{\n  "success": true,\n') + 13
+    assert page.evaluate("document.activeElement.selectionStart") == start
 
     # Valid JSON: the preview shows what the default format makes of it, while typing.
     content = json.dumps({"pubkey": "ab12", "npub": NEW_NPUB})

@@ -1,4 +1,5 @@
-"""Golden assembly fixtures: each YAML file in fixtures/assemble/ is one rule, input and output side by side.
+"""Golden assembly fixtures: each YAML file in fixtures/assemble/ is one rule, input and
+output side by side.
 
 A fixture holds `skills` (and optionally `agent`, `tools`, `variables`, `scenario`,
 `overrides`), then what must come out: the `document`, and when given the exact

@@ -206,7 +206,8 @@ def test_list_of_a_single_value_is_one_bullet() -> None:
 # -- dm_history --------------------------------------------------------------------------
 
 SEED_HISTORY = [
-    {"role": "assistant", "content": "Didactyl has started up and is online at 2026-03-23 09:22:48.",
+    {"role": "assistant",
+     "content": "Didactyl has started up and is online at 2026-03-23 09:22:48.",
      "created_at": 1774263529},
     {"role": "user", "content": "Good morning", "created_at": 1774263548},
     {"role": "assistant", "content": "Good morning! How can I help?", "created_at": 1774263551},
@@ -327,7 +328,8 @@ def test_admin_notes_one_bullet_per_note() -> None:
 
 def test_admin_notes_limit_keeps_the_last_notes() -> None:
     assert fmt("admin_notes", NOTES, limit=2) == "- a plain string note"
-    assert fmt("admin_notes", NOTES, limit=3) == "- Working on skills\n  and tests\n- a plain string note"
+    assert fmt("admin_notes", NOTES, limit=3) == (
+        "- Working on skills\n  and tests\n- a plain string note")
 
 
 def test_admin_notes_of_a_single_note_or_odd_shapes() -> None:
@@ -361,7 +363,8 @@ def test_admin_relays_limit_and_odd_shapes() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=8) | st.dictionaries(st.text(), children, max_size=6),
+    lambda children: (st.lists(children, max_size=8)
+                      | st.dictionaries(st.text(), children, max_size=6)),
     max_leaves=30,
 )
 # Values shaped like what the formatters look for, so their inner paths run too.

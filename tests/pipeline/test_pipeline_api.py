@@ -1,4 +1,5 @@
-"""The public pipeline API beyond the golden fixtures: purity, Simon, provenance, trace, log, bundles."""
+"""The public pipeline API beyond the golden fixtures: purity, Simon, provenance, trace, log,
+bundles."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def bundle(*skills: dict, **extra) -> dict:
 
 
 def test_pipeline_imports_no_web_or_database_code():
-    code = "import sys, webapp.pipeline; print(sorted(m for m in ('flask', 'sqlalchemy', 'werkzeug', 'jinja2') if m in sys.modules))"
+    code = ("import sys, webapp.pipeline; print(sorted(m for m in "
+            "('flask', 'sqlalchemy', 'werkzeug', 'jinja2') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -54,14 +56,15 @@ def test_simon_example_is_the_seed_document_byte_for_byte():
 def test_provenance_names_skill_lines_variables_title_and_separators():
     context = assemble(load_bundle(SIMON))
     lines = context.document.splitlines()
-    labels = dict(zip(lines, (o.label for o in context.provenance)))
+    labels = dict(zip(lines, (o.label for o in context.provenance), strict=True))
     assert labels["system:"] == "role"
     assert labels["# Simon — Didactyl Agent"] == "title"
     assert labels["You are Simon, a sovereign AI agent living on Nostr."] == "identity:1"
     assert labels["## Personality"] == "personality:4"
     assert labels["---"] == "separator"
     assert labels["Hey Simon, who mentioned me on Nostr today?"] == "tool:message"
-    npub = next(o for line, o in zip(lines, context.provenance) if line.startswith("- **npub**"))
+    npub = next(o for line, o in zip(lines, context.provenance, strict=True)
+                if line.startswith("- **npub**"))
     assert (npub.kind, npub.skill, npub.line) == ("skill", "identity", 3)
 
 

@@ -113,8 +113,10 @@ def test_compare_two_scenarios(client, relay_watch):
     assert page.status_code == 200 and is_page(page)
     html = page.data.decode()
     # By default the first scenario against the second.
-    assert "Left: <span class=\"muted\">nightly relay check</span> · trigger <strong>cron</strong>" in html
-    assert "Right: <span class=\"muted\">admin asks about latency</span> · trigger <strong>dm</strong>" in html
+    assert ('Left: <span class="muted">nightly relay check</span> · trigger '
+            '<strong>cron</strong>') in html
+    assert ('Right: <span class="muted">admin asks about latency</span> · trigger '
+            '<strong>dm</strong>') in html
     assert 'class="diff diff-split"' in html and 'class="diff diff-unified"' in html
     assert 'data-diff-view="split"' in html
     assert '<td class="code line-del">' in html and '<td class="code line-add">' in html

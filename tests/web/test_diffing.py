@@ -83,7 +83,8 @@ def test_repeated_lines_at_the_edges(old, new, header, signs):
 
 
 def _replay(diff, old: str, new: str) -> None:
-    """Each hunk's context and deleted lines are `old`'s lines, its context and added lines `new`'s."""
+    """Each hunk's context and deleted lines are `old`'s lines, its context and added lines
+    `new`'s."""
     a, b = old.splitlines(), new.splitlines()
     for hunk in diff.hunks:
         for line in hunk.lines:
@@ -112,7 +113,8 @@ def test_random_edits_replay():
 
 
 def test_a_keystroke_in_a_large_repetitive_document():
-    """20,000 lines, most of them repeats: difflib alone needs seconds for this, the diff a moment."""
+    """20,000 lines, most of them repeats: difflib alone needs seconds for this, the diff a
+    moment."""
     block = ["", "---", "", "## Part", "- **ok**: true here", "Plain text line."]
     lines = [f"{line} {i}" if line.startswith("## ") else line
              for i in range(3400) for line in block]
@@ -128,7 +130,8 @@ def test_a_keystroke_in_a_large_repetitive_document():
 
 
 def test_random_edits_replay_when_cut_at_unique_lines(monkeypatch):
-    """Force the patience cut that large middles get, on small texts with unique and repeated lines."""
+    """Force the patience cut that large middles get, on small texts with unique and repeated
+    lines."""
     monkeypatch.setattr(diffing, "_DIFFLIB_LINES", 0)
     rng = random.Random(11)
     words = ["a", "b", "---", "", "x1", "x2", "x3", "x4", "x5", "x6"]
@@ -157,7 +160,8 @@ def test_random_edits_replay_when_cut_at_unique_lines(monkeypatch):
 
 def test_edits_far_apart_in_a_large_document():
     """A skill embedded twice changes two places: the lines between are matched, not weighed."""
-    lines = [line for i in range(3000) for line in (f"## Part {i}", "- **ok**: true", "", "---", "")]
+    lines = [line for i in range(3000)
+             for line in (f"## Part {i}", "- **ok**: true", "", "---", "")]
     typed = list(lines)
     typed[500] += " typed"
     typed[14_000] += " typed"

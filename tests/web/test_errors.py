@@ -41,7 +41,7 @@ def test_409_keeps_the_authors_text(client, simon, skill_form, saved):
     response = client.post(EDITOR, data=skill_form(mine, version=1))
     assert response.status_code == 409
     html = response.data.decode()
-    assert "my &lt;b&gt;precious&lt;/b&gt; words" in html          # theirs, escaped, in the textarea
+    assert "my &lt;b&gt;precious&lt;/b&gt; words" in html  # theirs, escaped, in the textarea
     assert "the other tab&#39;s text" in html                     # the saved text
     assert "Keep mine" in html and "Take saved" in html and 'data-copy="#mine"' in html
     assert 'name="version" value="2"' in html                     # keep-mine saves over v2

@@ -94,7 +94,8 @@ def test_a_refused_save_from_htmx_gets_the_fragment(client, simon, csrf):
 
 
 @pytest.mark.parametrize("field, text, where", [
-    ("history", '[\n  {"role": "user", "content": "hi"}\n  {"role": "user"}\n]', "line 3, column 3"),
+    ("history", '[\n  {"role": "user", "content": "hi"}\n  {"role": "user"}\n]',
+     "line 3, column 3"),
     ("event", '{"kind": 1', "line 1, column 11"),
 ])
 def test_bad_json_names_line_and_column(client, simon, csrf, scenario, field, text, where):
@@ -218,7 +219,7 @@ def test_csrf_failure_changes_nothing(client, simon, scenario, url):
 
 def test_hostile_messages_history_and_event_reach_nothing_executable(client, simon, csrf):
     history = [{"role": role, "content": payload}
-               for role, payload in zip(["user", "assistant"] * len(XSS), XSS)]
+               for role, payload in zip(["user", "assistant"] * len(XSS), XSS, strict=False)]
     data = form(csrf, name="<img src=x onerror=alert('name')>", trigger="dm", message=CORPUS,
                 history=json.dumps(history), event=json.dumps({"content": XSS, "x": CORPUS}),
                 provider="<script>alert(1)</script>")

@@ -44,7 +44,8 @@ XSS = [
     '<object data="javascript:alert(1)"></object><embed src="javascript:alert(1)">',
     '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
     "<details open ontoggle=alert('details')>",
-    '<form action="javascript:alert(1)"><button formaction="javascript:alert(2)">go</button></form>',
+    '<form action="javascript:alert(1)">'
+    '<button formaction="javascript:alert(2)">go</button></form>',
     "<style>body{background:url(javascript:alert(1))}</style>",
     "<base href=\"javascript:alert(1)//\">",
     "<!-- <script>alert('comment')</script> -->",
@@ -59,7 +60,7 @@ EVIL_TAG = "\"><svg/onload=alert(1)>"
 
 def xss_bundle() -> dict:
     history = [{"role": role, "content": payload, "created_at": 1}
-               for role, payload in zip(["user", "assistant"] * len(XSS), XSS)]
+               for role, payload in zip(["user", "assistant"] * len(XSS), XSS, strict=False)]
     return {
         "format": "skill-workspace/1",
         "agent": {"name": "Mallory", "title": "{name} <script>alert('title')</script>",
