@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lint with ruff, then run every test: the whole suite on SQLite (browser tests included), then the storage
-# and web suites again on a throw-away PostgreSQL server when one can be started.
+# Lint with ruff, then run every test: the whole suite on SQLite (browser tests included),
+# then the storage and web suites again on a throw-away PostgreSQL server when one can be
+# started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
