@@ -16,6 +16,7 @@ uses it is the store's (`rename_tool`, `rename_variable`).
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -70,6 +71,11 @@ def json_field(data: Mapping[str, Any], name: str, errors: Errors, *, default: A
         line, column = (int(match[1]), int(match[2])) if match else (None, None)
         errors[name] = FieldError(message, line, column)
         return default
+
+
+def json_text(value: Any) -> str:
+    """A JSON value as a form's textarea shows it: indented, non-ASCII kept."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def text_field(data: Mapping[str, Any], name: str, default: str = "") -> str:
