@@ -39,18 +39,14 @@ class LRU(Generic[K, V]):
         self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._total = 0
         self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
 
     def get(self, key: K, default: V | None = None) -> V | None:
         """The value kept for `key` (now the most recently used), else `default`."""
         with self._lock:
             entry = self._entries.get(key, _MISSING)
             if entry is _MISSING:
-                self.misses += 1
                 return default
             self._entries.move_to_end(key)
-            self.hits += 1
             return entry[0]  # type: ignore[index]
 
     def put(self, key: K, value: V) -> V:
@@ -88,7 +84,3 @@ class LRU(Generic[K, V]):
     def weight(self) -> int:
         """The total weight of the entries kept now."""
         return self._total
-
-    def __repr__(self) -> str:
-        return (f"LRU({self.name!r}, {len(self)} entries, weight {self._total}"
-                f"/{self.max_weight})")

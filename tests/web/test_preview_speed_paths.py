@@ -83,7 +83,8 @@ def test_a_large_preview_shows_what_whole_rendering_shows():
         assert card.tokens.n == len(encoding.encode_ordinary(content))
     document = preview.context.document
     assert preview.total_tokens.n == len(encoding.encode_ordinary(document))
-    assert [line.html for line in preview.source] == list(highlighting.highlight_lines(document))
+    assert render.highlight_markdown_lines(document) == list(
+        highlighting.highlight_lines(document))
     for body in preview.bodies:
         assert body.html == highlight(body.text, JsonLexer(),
                                       HtmlFormatter(cssclass=render.HIGHLIGHT_CLASS))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from html import unescape
 from html.parser import HTMLParser
+from typing import NamedTuple
 
 import pytest
 from flask import url_for
@@ -13,12 +14,40 @@ from markupsafe import Markup
 
 from webapp.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
+from webapp.render import highlight_markdown_lines
 from webapp.web import source_view
-from webapp.web.preview import Choice, build_preview, run, source_lines
+from webapp.web.preview import Choice, build_preview, run
 
 from .conftest import SIMON
 from .test_security import EVIL_TAG, XSS, xss_bundle
 from .workspaces import many_skills
+
+
+class SourceLine(NamedTuple):
+    """A line of the Source table, as the template loop below was given it."""
+
+    number: int
+    html: Markup
+    origin: str
+    mine: bool
+    skill: str | None
+    skill_line: int | None
+
+
+def source_lines(context, d_tag: str) -> list[SourceLine]:
+    """The document's lines, highlighted, each with the origin the pipeline recorded."""
+    lines = highlight_markdown_lines(context.document)
+    provenance = context.provenance
+    result = []
+    for i, html in enumerate(lines):
+        origin = provenance[i] if i < len(provenance) else None
+        if origin:
+            result.append(SourceLine(i + 1, html, origin.label, origin.skill == d_tag,
+                                     origin.skill, origin.line))
+        else:
+            result.append(SourceLine(i + 1, html, "", False, None, None))
+    return result
+
 
 # The template loops the Python-built table replaced, as they were in _preview.html and
 # _agent_preview.html.
@@ -184,7 +213,8 @@ def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
             # Lines added above the later skills only shift their numbers.
             assert built == [{"skill_15"}]
             old = app.jinja_env.from_string(EDITOR_LOOP).render(
-                source=preview.source, agent=AGENT, choice_args=CHOICE_ARGS)
+                source=source_lines(preview.context, preview.d_tag), agent=AGENT,
+                choice_args=CHOICE_ARGS)
             assert app.jinja_env.from_string(TABLE).render(rows=preview.source_rows) == old
 
 

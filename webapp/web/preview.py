@@ -12,14 +12,14 @@ import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from flask import current_app, url_for
 from markupsafe import Markup
 
 from webapp.lru import LRU
 from webapp.pipeline import Context, Diagnostic, Skill, Workspace, assemble, dump_bundle
-from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html
+from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
@@ -56,18 +56,6 @@ class MessageCard:
     html: Markup
     chars: int
     tokens: TokenCount
-
-
-class SourceLine(NamedTuple):
-    """A line of the Source tab. A named tuple: a large document has tens of thousands of
-    lines, made afresh on every keystroke, and tuples are the cheapest records Python has."""
-
-    number: int
-    html: Markup
-    origin: str
-    mine: bool
-    skill: str | None
-    skill_line: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +99,6 @@ class Preview:
     @property
     def counts(self) -> dict[str, int]:
         return self.context.counts()
-
-    @property
-    def source(self) -> list[SourceLine]:
-        """The Source tab's lines as records; the tab itself shows `source_rows`."""
-        return source_lines(self.context, self.d_tag)
 
 
 def preview_models() -> Models:
@@ -222,21 +205,6 @@ def message_card(message: dict[str, str]) -> MessageCard:
     content = message["content"]
     return MessageCard(message["role"], markdown_to_html(content), len(content),
                        count_tokens(content))
-
-
-def source_lines(context: Context, d_tag: str) -> list[SourceLine]:
-    """The document's lines, highlighted, each with the origin the pipeline recorded."""
-    lines = highlight_markdown_lines(context.document)
-    provenance = context.provenance
-    result = []
-    for i, html in enumerate(lines):
-        origin = provenance[i] if i < len(provenance) else None
-        if origin:
-            result.append(SourceLine(i + 1, html, origin.label, origin.skill == d_tag,
-                                     origin.skill, origin.line))
-        else:
-            result.append(SourceLine(i + 1, html, "", False, None, None))
-    return result
 
 
 def messages_text(messages: list[dict[str, str]]) -> str:
