@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from webapp.pipeline import Skill
+
 
 class StoreError(Exception):
     """Base class of the store's errors."""
@@ -42,16 +44,18 @@ class Conflict(StoreError):
     """A save started from a version that is no longer the current one.
 
     Nothing was written. `current` holds the saved skill as it is now (`version`,
-    `content`, `name`, ...; `deleted` true when it was moved to the trash meanwhile)
-    and `submitted` the fields the author sent, `submitted_content` their text.
+    `content`, `name`, ...; `deleted` true when it was moved to the trash meanwhile),
+    `saved` the same as a pipeline `Skill` (an empty one when the skill is gone), and
+    `submitted` the fields the author sent, `submitted_content` their text.
     """
 
     def __init__(self, d_tag: str, *, expected_version: int | None, current: dict[str, Any],
-                 submitted: dict[str, Any]):
+                 submitted: dict[str, Any], saved: Skill):
         self.d_tag = d_tag
         self.expected_version = expected_version
         self.current = current
         self.submitted = submitted
+        self.saved = saved
         state = "was moved to the trash" if current.get("deleted") else (
             f"is at version {current['version']}")
         super().__init__(f"skill {d_tag!r} {state}; the save started from version "

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from webapp import models, pipeline
 from webapp.models import utcnow
-from webapp.pipeline import rename_placeholders
+from webapp.pipeline import Skill, rename_placeholders
 
 from . import rules
 from .agents import AgentRef, get_agent
@@ -143,9 +143,10 @@ def conflict(session: Session, row_id: int, d_tag: str, expected_version: int | 
     current = session.get(models.Skill, row_id, populate_existing=True)
     snapshot = _snapshot(current) if current is not None else {
         "version": None, "content": "", "deleted": True}
+    saved = skill_of(current) if current is not None else Skill(d_tag=d_tag, content="")
     session.rollback()
     return Conflict(d_tag, expected_version=expected_version, current=snapshot,
-                    submitted=submitted)
+                    submitted=submitted, saved=saved)
 
 
 def save(session: Session, row: models.Skill, expected_version: int, fields: dict[str, Any],

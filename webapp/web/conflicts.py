@@ -22,15 +22,11 @@ from .responses import page_or_fragment
 def conflict_response(agent: str, d_tag: str, mine: Skill, your_version: int,
                       exc: store.Conflict, data: Mapping[str, Any]) -> Response:
     """HTTP 409: the author's text, the saved text and their diff; nothing is lost."""
-    current = exc.current
-    saved = Skill(d_tag=current.get("d_tag", d_tag), content=current.get("content", ""),
-                  name=current.get("name", ""), layer=current.get("layer", 1),
-                  triggers=tuple(current.get("triggers", ())),
-                  enabled=current.get("enabled", True))
+    saved = exc.saved
     workspace = store.load_workspace(get_session(), agent)
     choice, _ = parse_choice(data, workspace)
     return page_or_fragment(
         "conflict.html", "_conflict.html", 409,
         agent=agent, current=d_tag, mine=mine, saved=saved, your_version=your_version,
-        saved_version=current.get("version") or 0, diff=diff_lines(saved.content, mine.content),
+        saved_version=exc.current.get("version") or 0, diff=diff_lines(saved.content, mine.content),
         choice_args=choice_args(choice, workspace))
