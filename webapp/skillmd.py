@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from webapp.pipeline import Skill, check_item
+from webapp.pipeline import Skill, check_item, item_field
 
 SKILL_FILE = "SKILL.md"
 NAME_MAX_LENGTH = 64
@@ -253,17 +253,18 @@ def _skill_fields(metadata: Mapping[str, Any], name: str
     return fields, problems
 
 
-_BUNDLE_FIELDS = {"d_tag": "metadata.d_tag", "name": "metadata.display_name",
-                  "layer": "metadata.layer", "triggers": "metadata.triggers",
-                  "enabled": "metadata.enabled", "content": "body"}
+#: Where each of a skill's fields is written in a SKILL.md, for naming it in a problem.
+SKILL_MD_FIELDS = {"d_tag": "metadata.d_tag", "name": "metadata.display_name",
+                   "layer": "metadata.layer", "triggers": "metadata.triggers",
+                   "enabled": "metadata.enabled", "content": "body"}
 
 
 def _bundle_problems(fields: dict[str, Any]) -> list[tuple[str, str]]:
     """The bundle's verdict on the skill, so an importable skill is also a savable one."""
     problems = []
     for problem in check_item("skills", fields):
-        key = re.split(r"[.\[]", problem.path, maxsplit=1)[0]
-        problems.append((_BUNDLE_FIELDS.get(key, key), problem.message))
+        key = item_field(problem.path)
+        problems.append((SKILL_MD_FIELDS.get(key, key), problem.message))
     return problems
 
 

@@ -33,8 +33,10 @@ def test_edit_a_tool_result_and_see_the_skill_preview_change(context, live_serve
     result.fill('{\n  "success": true,\n  "content": oops\n}')
     expect(page.locator("#tool-preview .form-errors")).to_contain_text("line 3, column 14")
     expect(result).to_have_attribute("aria-invalid", "true")
+    # No live check in flight, whose answer would replace the button being clicked.
+    page.wait_for_function("!document.querySelector('.htmx-request')")
     page.click("#tool-preview button.goto")
-    assert page.evaluate("document.activeElement.name") == "result"
+    expect(result).to_be_focused()
     start = len('{\n  "success": true,\n') + 13
     assert page.evaluate("document.activeElement.selectionStart") == start
 

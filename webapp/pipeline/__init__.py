@@ -27,14 +27,11 @@ from .bundle import (
     BundleError,
     Problem,
     check_item,
-    dump_bundle,
-    dump_scenario,
-    dump_skill,
-    dump_tool,
-    dump_variable,
+    item_field,
     load_bundle,
     parse_json,
 )
+from .dump import dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .messages import format_log_entry
@@ -97,6 +94,7 @@ __all__ = [
     "dump_tool",
     "dump_variable",
     "format_log_entry",
+    "item_field",
     "json_to_markdown",
     "load_bundle",
     "parse_json",

@@ -2,13 +2,15 @@
 
 `load_bundle` checks the bundle's shape and types and reports every problem at once
 with its JSON path; cross-references (a binding's tool, a `{{name}}` in a skill) are
-left to assembly, which reports them as diagnostics. `dump_bundle` is its inverse.
+left to assembly, which reports them as diagnostics. `dump_bundle` (in `dump.py`) is
+its inverse.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,6 +89,11 @@ def load_bundle(source: str | os.PathLike[str] | dict[str, Any]) -> Workspace:
 ITEM_SECTIONS = ("skills", "tools", "variables", "scenarios")
 
 
+def item_field(path: str) -> str:
+    """The field of an item that a path relative to it is in: `triggers[2]` -> `triggers`."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0] or path
+
+
 def check_item(section: str, item: Any) -> list[Problem]:
     """The bundle's rules applied to one item of `section` (or to the `agent` object).
 
@@ -104,50 +111,6 @@ def check_item(section: str, item: Any) -> list[Problem]:
         raise ValueError(f"unknown bundle section {section!r}")
     readers[section](item, "")
     return [Problem(p.path.removeprefix("."), p.message) for p in checker.problems]
-
-
-def dump_bundle(workspace: Workspace) -> dict[str, Any]:
-    """Return the bundle dict of `workspace`; every key is written, defaults included."""
-    agent = workspace.agent
-    return {
-        "format": BUNDLE_FORMAT,
-        "agent": {
-            "name": agent.name,
-            "title": agent.title,
-            "message_mode": agent.message_mode,
-            "max_array_items": agent.max_array_items,
-            "history_labels": dict(agent.history_labels),
-        },
-        "skills": [dump_skill(s) for s in workspace.skills],
-        "tools": [dump_tool(t) for t in workspace.tools],
-        "variables": [dump_variable(v) for v in workspace.variables],
-        "scenarios": [dump_scenario(sc) for sc in workspace.scenarios],
-    }
-
-
-# One item of each bundle section as its JSON dict (the store and forms use them too).
-
-
-def dump_skill(s: Skill) -> dict[str, Any]:
-    return {"d_tag": s.d_tag, "name": s.name, "layer": s.layer, "triggers": list(s.triggers),
-            "enabled": s.enabled, "content": s.content}
-
-
-def dump_tool(t: Tool) -> dict[str, Any]:
-    return {"name": t.name, "description": t.description, "result": t.result,
-            "results_by_args": [{"args": r.args, "result": r.result} for r in t.results_by_args]}
-
-
-def dump_variable(v: Variable) -> dict[str, Any]:
-    return {"name": v.name, "tool": v.tool, "args": v.args, "result_field": v.result_field,
-            "path": v.path, "format": v.format, "limit": v.limit}
-
-
-def dump_scenario(sc: Scenario) -> dict[str, Any]:
-    return {"name": sc.name, "trigger": sc.trigger, "message": sc.message,
-            "history": [{"role": h.role, "content": h.content, "created_at": h.created_at}
-                        for h in sc.history],
-            "event": sc.event, "provider": sc.provider}
 
 
 _MISSING = object()

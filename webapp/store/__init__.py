@@ -36,7 +36,7 @@ from .items import (
 from .log import clear_log, delete_log_entry, get_log_entry, list_log, log_context
 from .renames import RenamedItem, rename_tool, rename_variable
 from .revisions import get_revision, list_revisions, restore_revision
-from .rules import bundle_problems, field_of, item_problems
+from .rules import bundle_problems, item_problems
 from .skills import (
     Renamed,
     create_skill,
@@ -76,7 +76,6 @@ __all__ = [
     "delete_tool",
     "delete_variable",
     "export_bundle",
-    "field_of",
     "get_agent",
     "get_log_entry",
     "get_revision",

@@ -14,12 +14,11 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from webapp import models
-from webapp.pipeline import ITEM_SECTIONS, check_item
+from webapp.pipeline import ITEM_SECTIONS, check_item, item_field
 
 from .errors import ValidationError
 
@@ -55,16 +54,11 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
     return problems
 
 
-def field_of(path: str) -> str:
-    """The field a relative path is in: `triggers[2]` -> `triggers`."""
-    return re.split(r"[.\[]", path, maxsplit=1)[0] or path
-
-
 def check(section: str, item: Mapping[str, Any]) -> None:
     """Raise `ValidationError` (by field name) unless `item` obeys every rule of `section`."""
     problems = item_problems(section, item)
     if problems:
-        raise ValidationError([(field_of(path), message) for path, message in problems])
+        raise ValidationError([(item_field(path), message) for path, message in problems])
 
 
 def bundle_problems(bundle: Mapping[str, Any], *, agent_name: str | None = None
@@ -79,7 +73,7 @@ def bundle_problems(bundle: Mapping[str, Any], *, agent_name: str | None = None
         agent["name"] = agent_name
     problems = []
     for path, message in item_problems("agent", agent):
-        if agent_name and field_of(path) == "name":
+        if agent_name and item_field(path) == "name":
             problems.append(("agent_name", message))
         else:
             problems.append((_join("$.agent", path), message))

@@ -32,10 +32,6 @@ from .responses import flag, go_to, page_or_fragment
 bp = Blueprint("transfer", __name__)
 
 BUNDLE_SUFFIX = ".skill-workspace.json"
-#: Where a skill field is written in a SKILL.md, to name it in the store's problems.
-SKILL_MD_FIELDS = {"d_tag": "metadata.d_tag", "name": "metadata.display_name",
-                   "layer": "metadata.layer", "triggers": "metadata.triggers",
-                   "enabled": "metadata.enabled", "content": "body"}
 
 
 @bp.get("/transfer")
@@ -97,7 +93,7 @@ def import_skill() -> Response:
     except (skillmd.SkillMdError, store.AlreadyExists) as exc:
         return transfer_response(agent, 422, skill_problems=exc.problems)
     except store.ValidationError as exc:  # the store's rules: named as in the SKILL.md
-        problems = [(SKILL_MD_FIELDS.get(field, field), message)
+        problems = [(skillmd.SKILL_MD_FIELDS.get(field, field), message)
                     for field, message in exc.problems]
         return transfer_response(agent, 422, skill_problems=problems)
     flash(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}.")

@@ -26,7 +26,7 @@ from flask import abort
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import BundleError, Scenario, Workspace, parse_json
+from webapp.pipeline import BundleError, Scenario, Workspace, item_field, parse_json
 
 _POSITION = re.compile(r"line (\d+), column (\d+)")
 
@@ -95,7 +95,7 @@ def optional_text(data: Mapping[str, Any], name: str) -> str | None:
 def check_item(section: str, item: dict[str, Any], errors: Errors) -> None:
     """Record the store's problems with one entry of `section` (by field name)."""
     for path, message in store.item_problems(section, item):
-        field = store.field_of(path)
+        field = item_field(path)
         # Say where inside a JSON field the problem is: `results_by_args[1].args`.
         errors.setdefault(field, FieldError(message if path == field else f"{path}: {message}"))
 

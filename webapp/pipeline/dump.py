@@ -1,0 +1,52 @@
+"""A workspace as a `skill-workspace/1` bundle dict: the inverse of `load_bundle`.
+
+One item of each bundle section as its JSON dict: the store and the web forms use these
+too, so the shape of an item is written in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .workspace import BUNDLE_FORMAT, Scenario, Skill, Tool, Variable, Workspace
+
+
+def dump_bundle(workspace: Workspace) -> dict[str, Any]:
+    """Return the bundle dict of `workspace`; every key is written, defaults included."""
+    agent = workspace.agent
+    return {
+        "format": BUNDLE_FORMAT,
+        "agent": {
+            "name": agent.name,
+            "title": agent.title,
+            "message_mode": agent.message_mode,
+            "max_array_items": agent.max_array_items,
+            "history_labels": dict(agent.history_labels),
+        },
+        "skills": [dump_skill(s) for s in workspace.skills],
+        "tools": [dump_tool(t) for t in workspace.tools],
+        "variables": [dump_variable(v) for v in workspace.variables],
+        "scenarios": [dump_scenario(sc) for sc in workspace.scenarios],
+    }
+
+
+def dump_skill(s: Skill) -> dict[str, Any]:
+    return {"d_tag": s.d_tag, "name": s.name, "layer": s.layer, "triggers": list(s.triggers),
+            "enabled": s.enabled, "content": s.content}
+
+
+def dump_tool(t: Tool) -> dict[str, Any]:
+    return {"name": t.name, "description": t.description, "result": t.result,
+            "results_by_args": [{"args": r.args, "result": r.result} for r in t.results_by_args]}
+
+
+def dump_variable(v: Variable) -> dict[str, Any]:
+    return {"name": v.name, "tool": v.tool, "args": v.args, "result_field": v.result_field,
+            "path": v.path, "format": v.format, "limit": v.limit}
+
+
+def dump_scenario(sc: Scenario) -> dict[str, Any]:
+    return {"name": sc.name, "trigger": sc.trigger, "message": sc.message,
+            "history": [{"role": h.role, "content": h.content, "created_at": h.created_at}
+                        for h in sc.history],
+            "event": sc.event, "provider": sc.provider}
