@@ -59,6 +59,8 @@ def split_template(lines: list[str]) -> int:
     return -1
 
 
+#: A pure function of its arguments; the bound holds the templates of a workspace and the
+#: drafts typed last (a template is re-parsed only when its text changes).
 @lru_cache(maxsize=256)
 def parse_template(text: str, first_line: int) -> Template:
     """Parse the YAML after `---template---`; `first_line` is the skill line it starts on.
