@@ -4,15 +4,15 @@ store's rules, each field's text kept as typed) and what the `dm_history` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from webapp.pipeline import HistoryEntry, Scenario, Variable, Workspace, call_binding, dump_scenario
+from webapp.pipeline import HistoryEntry, Scenario, Variable, Workspace, call_binding
 from webapp.render import highlight_markdown_lines
 
 from .workspace import (
     Errors,
     FieldError,
+    ItemForm,
     check_item,
     json_field,
     json_text,
@@ -25,16 +25,7 @@ from .workspace import (
 SHOWN_BUILTINS = ("dm_history", "trigger_event")
 
 
-@dataclass
-class ScenarioForm:
-    """A scenario as submitted, the raw text of each field, and the errors."""
-
-    scenario: Scenario
-    texts: dict[str, str]
-    errors: Errors = field(default_factory=dict)
-
-    def store_fields(self) -> dict[str, Any]:
-        return dump_scenario(self.scenario)
+ScenarioForm = ItemForm[Scenario]
 
 
 def _history(entries: Any) -> list[dict[str, Any]]:
@@ -47,7 +38,7 @@ def saved_form(scenario: Scenario) -> ScenarioForm:
              "history": json_text(_history(scenario.history)),
              "event": "" if scenario.event is None else json_text(scenario.event),
              "provider": scenario.provider or ""}
-    return ScenarioForm(scenario, texts)
+    return ItemForm(scenario, texts)
 
 
 def blank_form(workspace: Workspace) -> ScenarioForm:
@@ -84,7 +75,7 @@ def parse_scenario_form(data: Any, workspace: Workspace, original: str | None, *
     texts = saved_form(scenario).texts
     if from_form:
         texts.update({key: text_field(data, key) for key in texts if key in data})
-    return ScenarioForm(scenario, texts, errors)
+    return ItemForm(scenario, texts, errors)
 
 
 def builtin_outputs(workspace: Workspace, original: str | None, scenario: Scenario

@@ -65,8 +65,8 @@ def create(agent: str) -> Response:
     form = parse_scenario_form(data, workspace, None, from_form=from_form)
     if not write_form(form, store.create_scenario, agent, **form.store_fields()):
         return scenarios_response(agent, workspace, None, form)
-    return done(f"Created the scenario {form.scenario.name}.",
-                url_for("scenarios.edit", agent=agent, name=form.scenario.name))
+    return done(f"Created the scenario {form.item.name}.",
+                url_for("scenarios.edit", agent=agent, name=form.item.name))
 
 
 @bp.post("/agents/<agent>/scenarios/<path:name>")
@@ -78,8 +78,8 @@ def update(agent: str, name: str) -> Response:
     form = parse_scenario_form(data, workspace, name, from_form=from_form)
     if not write_form(form, store.update_scenario, agent, name, **form.store_fields()):
         return scenarios_response(agent, workspace, name, form)
-    return done(f"Saved the scenario {form.scenario.name}.",
-                url_for("scenarios.edit", agent=agent, name=form.scenario.name))
+    return done(f"Saved the scenario {form.item.name}.",
+                url_for("scenarios.edit", agent=agent, name=form.item.name))
 
 
 @bp.get("/agents/<agent>/scenarios/<path:name>/delete")
@@ -109,6 +109,6 @@ def scenarios_response(agent: str, workspace: Workspace, current: str | None,
         "errors": form.errors,
         "triggers": workspace.triggers,
         "providers": PROVIDERS,
-        "outputs": [] if form.errors else builtin_outputs(workspace, current, form.scenario),
+        "outputs": [] if form.errors else builtin_outputs(workspace, current, form.item),
     }
     return page_or_fragment("scenarios.html", fragment, 422 if form.errors else 200, **context)

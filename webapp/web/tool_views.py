@@ -5,15 +5,16 @@ makes of each of its results."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from webapp.pipeline import Tool, ToolResult, Variable, Workspace, call_binding, dump_tool
+from webapp.pipeline import Tool, ToolResult, Variable, Workspace, call_binding
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .workspace import (
     Errors,
     FieldError,
+    ItemForm,
     check_item,
     json_field,
     json_text,
@@ -25,17 +26,7 @@ from .workspace import (
 JSON_FIELDS = ("result", "results_by_args")
 
 
-@dataclass
-class ToolForm:
-    """A tool as submitted: the draft, the raw text of each field (shown back as typed),
-    and the errors."""
-
-    tool: Tool
-    texts: dict[str, str]
-    errors: Errors = field(default_factory=dict)
-
-    def store_fields(self) -> dict[str, Any]:
-        return dump_tool(self.tool)
+ToolForm = ItemForm[Tool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +42,14 @@ class Output:
 
 def blank_form() -> ToolForm:
     default = {"success": True, "content": ""}
-    return ToolForm(Tool(name="", result=default),
+    return ItemForm(Tool(name="", result=default),
                     {"name": "", "description": "", "result": json_text(default),
                      "results_by_args": "[]"})
 
 
 def saved_form(tool: Tool) -> ToolForm:
     by_args = [{"args": r.args, "result": r.result} for r in tool.results_by_args]
-    return ToolForm(tool, {"name": tool.name, "description": tool.description,
+    return ItemForm(tool, {"name": tool.name, "description": tool.description,
                            "result": json_text(tool.result), "results_by_args": json_text(by_args)})
 
 
@@ -87,7 +78,7 @@ def parse_tool_form(data: Any, workspace: Workspace, original: str | None, *,
     texts = {key: text_field(data, key) if from_form and key in data else None
              for key in ("name", "description", *JSON_FIELDS)}
     shown = saved_form(tool).texts
-    return ToolForm(tool, {k: v if v is not None else shown[k] for k, v in texts.items()},
+    return ItemForm(tool, {k: v if v is not None else shown[k] for k, v in texts.items()},
                     errors)
 
 

@@ -55,8 +55,8 @@ def create(agent: str) -> Response:
     form = parse_tool_form(data, workspace, None, from_form=from_form)
     if not write_form(form, store.create_tool, agent, **form.store_fields()):
         return tools_response(agent, workspace, None, form)
-    return done(f"Created the tool {form.tool.name}.",
-                url_for("tools.edit", agent=agent, name=form.tool.name))
+    return done(f"Created the tool {form.item.name}.",
+                url_for("tools.edit", agent=agent, name=form.item.name))
 
 
 @bp.post("/agents/<agent>/tools/<path:name>")
@@ -102,7 +102,7 @@ def tools_response(agent: str, workspace: Workspace, current: str | None, form: 
         "current": current,
         "form": form,
         "errors": form.errors,
-        "outputs": outputs(workspace, current, form.tool) if "result" not in form.errors
+        "outputs": outputs(workspace, current, form.item) if "result" not in form.errors
         else [],
         "uses": uses,
         "uses_by_tool": {t.name: len(tool_uses(workspace, t.name)) for t in workspace.tools},

@@ -16,7 +16,6 @@ from webapp.pipeline import (
     Variable,
     Workspace,
     call_binding,
-    dump_variable,
     variable_uses,
 )
 from webapp.render import highlight_markdown_lines, markdown_to_html
@@ -24,6 +23,7 @@ from webapp.render import highlight_markdown_lines, markdown_to_html
 from .workspace import (
     Errors,
     FieldError,
+    ItemForm,
     check_item,
     json_field,
     optional_text,
@@ -34,16 +34,7 @@ from .workspace import (
 FIELDS = ("name", "tool", "args", "result_field", "path", "format", "limit")
 
 
-@dataclass
-class VariableForm:
-    """A binding as submitted, the raw text of each field, and the errors."""
-
-    variable: Variable
-    texts: dict[str, str]
-    errors: Errors = field(default_factory=dict)
-
-    def store_fields(self) -> dict[str, Any]:
-        return dump_variable(self.variable)
+VariableForm = ItemForm[Variable]
 
 
 @dataclass
@@ -75,7 +66,7 @@ def saved_form(variable: Variable) -> VariableForm:
         "format": variable.format or "",
         "limit": "" if variable.limit is None else str(variable.limit),
     }
-    return VariableForm(variable, texts)
+    return ItemForm(variable, texts)
 
 
 def blank_form() -> VariableForm:
@@ -124,7 +115,7 @@ def parse_variable_form(data: Any, workspace: Workspace, original: str | None, *
     texts = saved_form(variable).texts
     if from_form:
         texts.update({key: text_field(data, key) for key in FIELDS if key in data})
-    return VariableForm(variable, texts, errors)
+    return ItemForm(variable, texts, errors)
 
 
 def make_row(workspace: Workspace, scenario: Scenario, original: str | None,
@@ -133,7 +124,7 @@ def make_row(workspace: Workspace, scenario: Scenario, original: str | None,
     row = Row(original, form, uses=variable_uses(workspace, original) if original else [])
     if form.errors:
         return row
-    variable = form.variable
+    variable = form.item
     draft = Variable(variable.name or "new_variable", variable.tool, variable.args,
                      variable.result_field, variable.path, variable.format, variable.limit)
     text, problems = call_binding(replace_in(workspace, "variables", original, draft),

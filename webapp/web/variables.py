@@ -78,8 +78,8 @@ def create(agent: str) -> Response:
     form = parse_variable_form(data, workspace, None, from_form=from_form)
     if not write_form(form, store.create_variable, agent, **form.store_fields()):
         return variables_response(agent, workspace, scenario, draft=(None, form))
-    return done(f"Created the binding {form.variable.name}.",
-                row_url(agent, workspace, scenario, form.variable.name))
+    return done(f"Created the binding {form.item.name}.",
+                row_url(agent, workspace, scenario, form.item.name))
 
 
 @bp.post("/agents/<agent>/variables/<path:name>")

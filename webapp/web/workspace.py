@@ -19,14 +19,25 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from flask import abort
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import BundleError, Scenario, Workspace, item_field, parse_json
+from webapp.pipeline import (
+    BundleError,
+    Scenario,
+    Tool,
+    Variable,
+    Workspace,
+    dump_scenario,
+    dump_tool,
+    dump_variable,
+    item_field,
+    parse_json,
+)
 
 _POSITION = re.compile(r"line (\d+), column (\d+)")
 
@@ -44,6 +55,26 @@ class FieldError:
 
 
 Errors = dict[str, FieldError]
+
+T = TypeVar("T", Tool, Variable, Scenario)
+
+#: How each kind of item is written for the store: its bundle dict.
+_DUMPS: dict[type, Callable[[Any], dict[str, Any]]] = {
+    Tool: dump_tool, Variable: dump_variable, Scenario: dump_scenario}
+
+
+@dataclass
+class ItemForm(Generic[T]):
+    """A tool, binding or scenario as submitted: the draft item, the text of each field as
+    typed (shown back to the author), and the errors."""
+
+    item: T
+    texts: dict[str, str]
+    errors: Errors = field(default_factory=dict)
+
+    def store_fields(self) -> dict[str, Any]:
+        """The fields the store's write functions take."""
+        return _DUMPS[type(self.item)](self.item)
 
 
 def json_field(data: Mapping[str, Any], name: str, errors: Errors, *, default: Any = None,
