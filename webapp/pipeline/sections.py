@@ -96,7 +96,8 @@ def _section(item: Any, line: int) -> tuple[Section | None, str]:
         return None, "a section must be a mapping with a `section` name"
     name = item.get("section")
     label = f"section `{excerpt(name)[1:-1]}`" if isinstance(name, str) else "a section"
-    unknown = [excerpt(key) for key in item if key not in SECTION_KEYS][:8]
+    unknown = [key if isinstance(key, str) and len(key) <= 60 else excerpt(key)
+               for key in item if key not in SECTION_KEYS][:8]
     if unknown:
         return None, (f"{label} has unknown key(s) {', '.join(unknown)} "
                       f"(known: {', '.join(SECTION_KEYS)})")
