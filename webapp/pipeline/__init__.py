@@ -34,7 +34,7 @@ from .bundle import (
 from .dump import dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
-from .messages import format_log_entry
+from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .untrusted import MAX_DEPTH, excerpt, load_yaml, loads_json
 from .workspace import (
@@ -73,6 +73,8 @@ __all__ = [
     "Diagnostic",
     "FormatOptions",
     "HistoryEntry",
+    "LogEntry",
+    "LogFormatError",
     "Origin",
     "Problem",
     "Scenario",
@@ -103,6 +105,8 @@ __all__ = [
     "loads_json",
     "load_bundle",
     "parse_json",
+    "parse_log",
+    "parse_log_entry",
     "references_to",
     "refers_to",
     "register_formatter",

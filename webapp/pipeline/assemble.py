@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from .blocks import Line, ParsedSkill, Piece, parse_skill, trim_blank
 from .formatters import FormatOptions
-from .messages import MESSAGE_MODES, Message, document_of, format_log_entry, user_fallback
+from .log_entry import format_log_entry
+from .messages import MESSAGE_MODES, Message, document_of, user_fallback
 from .result import Context, Diagnostic, Origin, SkillTrace
 from .stages import SkillResult, SkillRun, TemplateInputs, expand_lines, run_stages
 from .variables import Resolved, Resolver
@@ -260,6 +261,6 @@ def assemble(
     )
     context.log_entry = format_log_entry(document, agent=workspace.agent.name,
                                          scenario=context.scenario, trigger=trigger,
-                                         counts=context.counts())
+                                         counts=context.counts(), messages=context.messages)
     return context
 
