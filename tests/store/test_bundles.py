@@ -132,7 +132,7 @@ def bundles(draw):
     scenarios = draw(st.lists(st.fixed_dictionaries({
         "name": text(10, min_size=1).filter(str.strip), "trigger": text(8), "message": text(20),
         "history": st.lists(st.fixed_dictionaries({
-            "role": st.sampled_from(["system", "user", "assistant"]),
+            "role": st.sampled_from(["user", "assistant"]),
             "content": text(20), "created_at": json_values}), max_size=2),
         "event": json_values, "provider": st.none() | text(8)}),
         max_size=2, unique_by=lambda s: s["name"]))

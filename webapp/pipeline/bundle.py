@@ -19,9 +19,9 @@ from .untrusted import excerpt, loads_json
 from .workspace import (
     BUNDLE_FORMAT,
     DEFAULT_HISTORY_LABELS,
+    HISTORY_ROLES,
     MESSAGE_MODES,
     RESERVED_TOOL_NAMES,
-    ROLES,
     Agent,
     HistoryEntry,
     Scenario,
@@ -350,9 +350,10 @@ class _Checker:
             if item is None:
                 continue
             role = self.string(item, "role", where)
-            if role and role not in ROLES:
+            if role and role not in HISTORY_ROLES:
                 self.problem(f"{where}.role",
-                             f"must be one of {', '.join(ROLES)}, not {excerpt(role)}")
+                             f"must be one of {', '.join(HISTORY_ROLES)} (history is the "
+                             f"conversation), not {excerpt(role)}")
             history.append(HistoryEntry(role=role, content=self.string(item, "content", where, ""),
                                         created_at=item.get("created_at")))
         return Scenario(
