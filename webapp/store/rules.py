@@ -115,7 +115,10 @@ def integer_problem(name: str, value: int) -> str | None:
     low, high = INTEGER_RANGES[name]
     if low <= value <= high:
         return None
-    return f"must be from {low} to {high}, not {_excerpt(str(value))}"
+    if high - low == 1:
+        return f"must be {low} or {high}, not {_excerpt(str(value))}"
+    bound = f"at least {low}" if value < low else f"at most {high}"
+    return f"must be {bound}, not {_excerpt(str(value))}"
 
 
 def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
@@ -133,8 +136,7 @@ def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
         if not digits.isascii() or not digits.isdigit():
             return None, f"must be a whole number, not {_excerpt(repr(value))}"
         if len(digits.lstrip("0")) > _MAX_DIGITS:
-            low, high = INTEGER_RANGES[name]
-            return None, f"must be from {low} to {high}, not a {len(digits)}-digit number"
+            return None, f"must be at most {INTEGER_RANGES[name][1]}, not a {len(digits)}-digit number"
         value = int(text)
     elif not isinstance(value, int):
         return None, "must be a whole number"

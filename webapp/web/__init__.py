@@ -16,6 +16,7 @@ from webapp import store
 from . import (
     agent_preview,
     editor,
+    forms,
     help,
     history,
     log,
@@ -39,6 +40,7 @@ def not_found(exc: store.NotFound) -> Any:
 def register(app: Flask) -> None:
     """Install the security layer, the error pages and every blueprint on `app`."""
     security.init_app(app)
+    app.url_map.converters["id"] = forms.IdConverter
     app.register_error_handler(store.NotFound, not_found)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
