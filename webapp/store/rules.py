@@ -136,7 +136,8 @@ def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
         if not digits.isascii() or not digits.isdigit():
             return None, f"must be a whole number, not {_excerpt(repr(value))}"
         if len(digits.lstrip("0")) > _MAX_DIGITS:
-            return None, f"must be at most {INTEGER_RANGES[name][1]}, not a {len(digits)}-digit number"
+            high = INTEGER_RANGES[name][1]
+            return None, f"must be at most {high}, not a {len(digits)}-digit number"
         value = int(text)
     elif not isinstance(value, int):
         return None, "must be a whole number"
