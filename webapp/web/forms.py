@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import abort, request
 from werkzeug.datastructures import MultiDict
+from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from webapp import store
@@ -81,11 +82,16 @@ def whole_number(value: Any, name: str, rule: str | None = None) -> int:
 
 
 class IdConverter(IntegerConverter):
-    """`<id:name>` in a route: an id, version or entry number within `store.MAX_ID`, so a
+    """`<id:name>` in a route: an id, version or entry number from 1 to `store.MAX_ID`; a
     number no row can have is a 404 before the database is asked."""
 
-    def __init__(self, map: Any) -> None:
-        super().__init__(map, min=1, max=store.MAX_ID)
+    def to_python(self, value: str) -> int:
+        # Raised here rather than refused as a non-match: Werkzeug would then answer a
+        # POST with 405 because the same path takes GET.
+        number, problem = store.parse_integer("id", value)
+        if problem:
+            raise NotFound(f"There is no number {value[:20]} here: it {problem}.")
+        return number
 
 
 def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) -> SkillForm:
