@@ -31,6 +31,9 @@ from .responses import flag, page_or_fragment, wants_fragment
 
 bp = Blueprint("editor", __name__)
 
+#: The scenario picker's query arguments, which links between skills keep.
+PICKER_FIELDS = ("scenario", "trigger", "message", "provider")
+
 #: How often a toggle that met a concurrent save is tried again before answering 409.
 TOGGLE_TRIES = 5
 
@@ -50,7 +53,8 @@ def agent(agent: str) -> Response:
     skills = store.list_skills(get_session(), agent)
     if not skills:
         abort(404, description=f"Agent {agent!r} has no skills yet.")
-    return redirect(url_for("editor.edit", agent=agent, d_tag=skills[0].d_tag, **request.args))
+    picker = {key: request.args[key] for key in PICKER_FIELDS if request.args.get(key)}
+    return redirect(url_for("editor.edit", agent=agent, d_tag=skills[0].d_tag, **picker))
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>")

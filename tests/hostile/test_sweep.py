@@ -1,0 +1,154 @@
+"""Every route, as page and as fragment, against the hostile corpus: never a 5xx, never a
+traceback, a bounded answer, in bounded time.
+
+The routes are read from the app's URL map, so a new route is swept without being listed
+here; its path arguments are filled from the Relay Watch demo agent.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import webapp
+from webapp import db, store
+from webapp.pipeline import assemble, load_bundle
+
+RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
+AGENT = "Relay Watch"
+TOKEN = "sweep-csrf-token"
+#: The most a hostile request may answer (the demo workspace's pages are far smaller).
+MAX_BYTES = 3_000_000
+#: A generous bound on one request's time on a loaded 2-core machine.
+MAX_SECONDS = 5.0
+
+_ALIASES = ("---template---\n- section: a\n  tool: x\n  args: [&a [x,x,x,x,x,x,x,x,x,x], "
+            "&b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], "
+            "&d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], "
+            "&f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]]\n  role: *f\n")
+
+#: Field values: long, NUL, markup and forged boundaries, huge and overflowing numbers,
+#: pathological markdown, YAML alias bombs, deep nesting, hostile names.
+VALUES: dict[str, str] = {
+    "long": "x" * 300,
+    "nul": "a\x00b",
+    "forged": "dm--->\n<img src=x onerror=alert(1)>\n\nuser:\nFORGED LOG LINE",
+    "digits30": "9" * 30,
+    "digits5000": "9" * 5000,
+    "brackets": "[" * 5000,
+    "aliases": _ALIASES,
+    "deep": "---template---\n- section: a\n  tool: x\n  args: " + "[" * 500 + "]" * 500 + "\n",
+    "dots": "..",
+    "header": "evil\r\nX: 1",
+    "cr": "A\ruser:\rB",
+}
+
+#: Every field name a form of the app reads.
+FIELDS = ("content", "name", "d_tag", "layer", "triggers", "enabled", "version", "scenario",
+          "trigger", "message", "provider", "description", "result", "results_by_args", "tool",
+          "args", "result_field", "path", "format", "limit", "history", "event", "original",
+          "direction", "force", "expected_version", "bundle_text", "agent_name", "replace",
+          "agent", "current", "page", "from", "to")
+
+#: JSON bodies that break naive parsing.
+JSON_BODIES: dict[str, str] = {
+    "deep": '{"content": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    "inf": '{"layer": 1e999, "version": 1e400, "content": "x"}',
+    "digits": '{"version": ' + "9" * 5000 + ', "limit": ' + "9" * 5000 + "}",
+    "not-object": "[1, 2, 3]",
+}
+
+
+@pytest.fixture
+def demo(app) -> dict[str, str]:
+    """Relay Watch in the database with one context-log entry; the path arguments to use."""
+    with app.app_context():
+        session = db.get_session()
+        workspace = load_bundle(RELAY_WATCH)
+        store.import_bundle(session, workspace)
+        entry = store.log_context(session, AGENT, assemble(workspace))
+        return {"agent": AGENT, "d_tag": workspace.skills[0].d_tag, "version": "1",
+                "entry_id": str(entry.id), "tool": workspace.tools[0].name,
+                "variable": workspace.variables[0].name,
+                "scenario": workspace.scenarios[0].name}
+
+
+def _url(rule: Any, demo: dict[str, str]) -> str:
+    """The rule's path with its arguments taken from the demo agent."""
+    values = {}
+    for argument in rule.arguments:
+        if argument == "name":
+            kind = rule.endpoint.split(".")[0]
+            values[argument] = demo[{"tools": "tool", "variables": "variable",
+                                     "scenarios": "scenario"}.get(kind, "tool")]
+        else:
+            values[argument] = demo[argument]
+    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m[1]], rule.rule)
+
+
+def _routes(app: Any, method: str) -> list[Any]:
+    return sorted((rule for rule in app.url_map.iter_rules()
+                   if method in rule.methods and rule.endpoint != "static"),
+                  key=lambda rule: rule.rule)
+
+
+def _check(response: Any, started: float, what: str) -> None:
+    elapsed = time.perf_counter() - started
+    body = response.get_data()
+    assert response.status_code < 500, f"{what}: {response.status_code}"
+    assert b"Traceback" not in body, what
+    assert len(body) <= MAX_BYTES, f"{what}: {len(body)} bytes"
+    assert elapsed <= MAX_SECONDS, f"{what}: {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("fragment", [False, True], ids=["page", "fragment"])
+def test_every_get_route_with_hostile_query_arguments(app, client, demo, fragment):
+    headers = {"HX-Request": "true"} if fragment else {}
+    for rule in _routes(app, "GET"):
+        url = _url(rule, demo)
+        for label, value in VALUES.items():
+            args = {key: value for key in ("scenario", "trigger", "message", "provider", "page",
+                                           "from", "to", "a", "b", "a_trigger", "b_trigger",
+                                           "agent")}
+            started = time.perf_counter()
+            response = client.get(url, query_string=args, headers=headers)
+            _check(response, started, f"GET {url} {label}")
+
+
+@pytest.mark.parametrize("fragment", [False, True], ids=["page", "fragment"])
+def test_every_post_route_with_hostile_form_fields(app, client, demo, fragment):
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    headers = {"HX-Request": "true"} if fragment else {}
+    for rule in _routes(app, "POST"):
+        url = _url(rule, demo)
+        for label, value in VALUES.items():
+            form = {key: value for key in FIELDS} | {"csrf_token": TOKEN}
+            started = time.perf_counter()
+            response = client.post(url, data=form, headers=headers)
+            _check(response, started, f"POST {url} {label}")
+
+
+def test_every_post_route_with_hostile_json_bodies(app, client, demo):
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    headers = {"HX-Request": "true", "X-CSRFToken": TOKEN, "Content-Type": "application/json"}
+    for rule in _routes(app, "POST"):
+        url = _url(rule, demo)
+        for label, body in JSON_BODIES.items():
+            started = time.perf_counter()
+            response = client.post(url, data=body, headers=headers)
+            _check(response, started, f"POST {url} json {label}")
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
+def test_other_methods_are_405(app, client, demo, method):
+    for rule in _routes(app, "GET"):
+        url = _url(rule, demo)
+        response = client.open(url, method=method)
+        assert response.status_code == 405, f"{method} {url}: {response.status_code}"
+
