@@ -52,3 +52,29 @@ def test_a_history_entry_may_not_be_a_system_message():
     [problem] = caught.value.problems
     assert problem.path == "$.scenarios[0].history[1].role"
     assert "must be one of user, assistant" in problem.message
+
+
+def tool_workspace(content: str, value: str) -> Workspace:
+    return Workspace(agent=Agent(name="A"), skills=(Skill("s", content, triggers=("dm",)),),
+                     tools=(Tool("t", result={"success": True, "content": value}),),
+                     scenarios=(Scenario("sc"),))
+
+
+def test_a_fence_a_value_leaves_open_does_not_turn_the_authors_lines_into_code():
+    context = assemble(tool_workspace("{{t}}\n# Later heading\nuser:\nhi", "```"))
+    assert "## Later heading" in context.document
+    assert "# Later heading" not in context.document.replace("## Later heading", "")
+    [warning] = [d for d in context.diagnostics if d.code == "fence-in-data"]
+    assert (warning.skill, warning.line) == ("s", 1)
+
+
+def test_a_closed_fence_in_a_value_still_keeps_its_code():
+    context = assemble(tool_workspace("{{t}}\n# After", "```\n# not a heading\n```"))
+    assert "\n# not a heading\n" in context.document and "## After" in context.document
+    assert "fence-in-data" not in codes(context)
+
+
+def test_an_underline_in_a_value_does_not_make_the_authors_line_a_heading():
+    context = assemble(tool_workspace("My plain line\n{{t}}", "==="))
+    assert "My plain line\n===" in context.document
+    assert "## My plain line" not in context.document

@@ -65,14 +65,23 @@ def _is_paragraph_line(line: str) -> bool:
 def bump_headings(
     lines: Sequence[tuple[str, T]],
     on_clamp: Callable[[T], None] | None = None,
+    is_data: Callable[[T], bool] | None = None,
+    on_open_fence: Callable[[T], None] | None = None,
 ) -> list[tuple[str, T]]:
     """Bump every heading of `lines` one level; each line carries a tag (its origin).
 
     A setext heading's paragraph lines are joined into one ATX line tagged with the
     first line's tag. `on_clamp` is called with the tag of each level-6 heading.
+
+    Lines whose tag `is_data` (text a variable or tool put there) cannot change how the
+    author's own lines are read: a fence a value opens ends with the value (and
+    `on_open_fence` is called with the tag of its opening line), and a value's `===` or
+    `---` underlines nothing.
     """
     out: list[tuple[str, T]] = []
     fence = FenceTracker()
+    data_fence = FenceTracker()  # a fence opened by data, closed by data or by the author
+    data_opened: T | None = None
     paragraph_start = -1  # index in `out` where the current paragraph began
     for item in lines:
         text = item[0]
@@ -81,6 +90,14 @@ def bump_headings(
             fence.feed(text)
             out.append(item)
             continue
+        if data_fence.char:
+            if is_data is not None and is_data(item[1]):
+                data_fence.feed(text)
+                out.append(item)
+                continue
+            if on_open_fence is not None:  # an author line: the value's fence ends here
+                on_open_fence(data_opened)  # type: ignore[arg-type]
+            data_fence = FenceTracker()
         # Fast paths first: most lines are prose, list items or ATX headings.
         if first.isalpha():
             if paragraph_start < 0:
@@ -104,11 +121,16 @@ def bump_headings(
             out.append(item)
             paragraph_start = -1
             continue
-        if first in "`~ " and fence.feed(text):
-            out.append(item)
-            paragraph_start = -1
-            continue
-        if paragraph_start >= 0 and first in "=- ":
+        if first in "`~ ":
+            data = is_data is not None and is_data(item[1])
+            if (data_fence if data else fence).feed(text):
+                if data:
+                    data_opened = item[1]
+                out.append(item)
+                paragraph_start = -1
+                continue
+        if paragraph_start >= 0 and first in "=- " and not (
+                is_data is not None and is_data(item[1])):
             underline = setext_level(text)
             if underline:  # the paragraph above becomes one ATX heading, one level deeper
                 para = out[paragraph_start:]
@@ -123,4 +145,6 @@ def bump_headings(
         elif not (paragraph_start >= 0 and text.startswith("    ")):  # indented: continuation
             paragraph_start = -1
         out.append(item)
+    if data_fence.char and on_open_fence is not None:
+        on_open_fence(data_opened)  # type: ignore[arg-type]
     return out

@@ -190,7 +190,19 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
     def clamp(origin: Origin) -> None:
         skill.diag("warning", "heading-clamped",
                    "a level-6 heading cannot be bumped further and stays level 6", origin)
-    return Block(block.role, block.skill, bump_headings(block.lines, clamp))
+
+    def open_fence(origin: Origin) -> None:
+        skill.diag("warning", "fence-in-data",
+                   f"`{origin.name}` opened a code fence it does not close; it ends with the "
+                   f"value, and the author's lines after it are read as written", origin)
+
+    return Block(block.role, block.skill,
+                 bump_headings(block.lines, clamp, _is_data, open_fence))
+
+
+def _is_data(origin: Origin) -> bool:
+    """Whether a line is text a variable, tool or history put there, not the author's."""
+    return origin.kind != "skill"
 
 
 # -- stage 5: template sections
