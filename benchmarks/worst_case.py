@@ -89,7 +89,7 @@ def _preview_times(payloads: dict[str, str]) -> dict[str, float]:
     return times
 
 
-def worst_case_rows(quick: bool = False, web: bool = True) -> list[Row]:
+def worst_case_rows(quick: bool = False) -> list[Row]:
     """(figure, measured, target) rows: the slowest corpus entry of each kind."""
     size = MB // 10 if quick else MB
     _render("# warm-up\n\n```python\nx = 1\n```\n")
@@ -100,8 +100,7 @@ def worst_case_rows(quick: bool = False, web: bool = True) -> list[Row]:
         ("worst case: render, markdown + source (slowest payload)",
          *_slowest({name: _seconds(lambda t=t: _render(t))
                     for name, t in render_payloads(size).items()})),
+        ("worst case: preview request (slowest payload)",
+         *_slowest(_preview_times(render_payloads(size // 3)))),
     ]
-    if web:
-        rows.append(("worst case: preview request (slowest payload)",
-                     *_slowest(_preview_times(render_payloads(size // 3)))))
     return rows
