@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from webapp.pipeline import Skill, check_item, item_field
+from webapp.pipeline import Skill, check_item, excerpt, item_field, load_yaml
 
 SKILL_FILE = "SKILL.md"
 NAME_MAX_LENGTH = 64
@@ -166,7 +166,8 @@ def load_skill_md(text: str, *, folder: str | None = None) -> Skill:
     else:
         problems += [("name", reason) for reason in name_problems(name)]
         if folder is not None and isinstance(name, str) and name != folder:
-            problems.append(("name", f"must match the folder name {folder!r}, not {name!r}"))
+            problems.append(("name", f"must match the folder name {excerpt(folder)}, "
+                                     f"not {excerpt(name)}"))
     description = data.get("description")
     if description is None:
         problems.append(("description", "is required"))
@@ -206,10 +207,10 @@ def _split(text: str) -> tuple[str, str]:
 
 def _parse_frontmatter(front: str) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(front)
+        data, _ = load_yaml(front)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        reason = getattr(exc, "problem", None) or str(exc)
+        reason = getattr(exc, "problem", None) or excerpt(str(exc))
         # +2: marks count from 0, and the file's first line is the opening `---`.
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark else ""
         raise _error("frontmatter", f"invalid YAML{where}: {reason}") from None
@@ -233,8 +234,9 @@ def _skill_fields(metadata: Mapping[str, Any], name: str
         return value
 
     layer: Any = metadata.get("layer", "1")
-    if str(layer).strip() not in ("1", "2") or isinstance(layer, bool):
-        problems.append(("metadata.layer", f"must be 1 or 2, not {layer!r}"))
+    if isinstance(layer, bool) or not isinstance(layer, (int, str)) or (
+            str(layer).strip() not in ("1", "2")):
+        problems.append(("metadata.layer", f"must be 1 or 2, not {excerpt(layer)}"))
         layer = "1"
     triggers: Any = metadata.get("triggers", "")
     if isinstance(triggers, str):
@@ -246,7 +248,7 @@ def _skill_fields(metadata: Mapping[str, Any], name: str
     if isinstance(enabled, str) and enabled.strip().lower() in _TRUE | _FALSE:
         enabled = enabled.strip().lower() in _TRUE
     elif not isinstance(enabled, bool):
-        problems.append(("metadata.enabled", f"must be true or false, not {enabled!r}"))
+        problems.append(("metadata.enabled", f"must be true or false, not {excerpt(enabled)}"))
         enabled = True
     fields = {"d_tag": text("d_tag", name), "name": text("display_name", name),
               "layer": int(str(layer).strip()), "triggers": triggers, "enabled": enabled}

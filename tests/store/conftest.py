@@ -53,7 +53,7 @@ FULL_BUNDLE: dict[str, Any] = {
          "history": [
              {"role": "user", "content": "earlier", "created_at": 1774263548},
              {"role": "assistant", "content": "reply", "created_at": "2026-03-23T09:22:48Z"},
-             {"role": "system", "content": "note", "created_at": None},
+             {"role": "assistant", "content": "note", "created_at": None},
          ],
          "event": None, "provider": None},
         {"name": "tick", "trigger": "cron", "message": "",

@@ -114,7 +114,8 @@ def test_bad_json_names_line_and_column(client, simon, csrf, scenario, field, te
 
 @pytest.mark.parametrize("fields, field, reason", [
     ({"history": '{"role": "user"}'}, "history", "must be an array"),
-    ({"history": '[{"role": "robot", "content": "x"}]'}, "history", "must be one of system"),
+    ({"history": '[{"role": "robot", "content": "x"}]'}, "history",
+     "must be one of user, assistant"),
     ({"history": '[{"content": "x"}]'}, "history", "history[0].role: is required"),
     ({"history": '[{"role": "user", "content": 5}]'}, "history", "must be a string"),
     ({"name": ""}, "name", "must not be empty"),

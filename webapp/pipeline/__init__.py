@@ -34,8 +34,9 @@ from .bundle import (
 from .dump import dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
-from .messages import format_log_entry
+from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
+from .untrusted import MAX_DEPTH, excerpt, load_yaml, loads_json
 from .workspace import (
     BUILTIN_ALIASES,
     BUILTIN_TOOLS,
@@ -59,6 +60,7 @@ __all__ = [
     "BUILTIN_TOOLS",
     "BUILTIN_TOOL_NAMES",
     "BUNDLE_FORMAT",
+    "MAX_DEPTH",
     "DEFAULT_HISTORY_LABELS",
     "FORMATTERS",
     "ITEM_SECTIONS",
@@ -71,6 +73,8 @@ __all__ = [
     "Diagnostic",
     "FormatOptions",
     "HistoryEntry",
+    "LogEntry",
+    "LogFormatError",
     "Origin",
     "Problem",
     "Scenario",
@@ -89,6 +93,7 @@ __all__ = [
     "canonical_tool",
     "check_item",
     "dump_bundle",
+    "excerpt",
     "dump_scenario",
     "dump_skill",
     "dump_tool",
@@ -96,8 +101,12 @@ __all__ = [
     "format_log_entry",
     "item_field",
     "json_to_markdown",
+    "load_yaml",
+    "loads_json",
     "load_bundle",
     "parse_json",
+    "parse_log",
+    "parse_log_entry",
     "references_to",
     "refers_to",
     "register_formatter",

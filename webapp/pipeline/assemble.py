@@ -23,13 +23,21 @@ from typing import NamedTuple
 
 from .blocks import Line, ParsedSkill, Piece, parse_skill, trim_blank
 from .formatters import FormatOptions
-from .messages import MESSAGE_MODES, Message, document_of, format_log_entry, user_fallback
+from .log_entry import format_log_entry
+from .messages import MESSAGE_MODES, Message, document_of, user_fallback
 from .result import Context, Diagnostic, Origin, SkillTrace
 from .stages import SkillResult, SkillRun, TemplateInputs, expand_lines, run_stages
 from .variables import Resolved, Resolver
 from .workspace import Scenario, Skill, Workspace
 
 MAX_REFERENCE_DEPTH = 8
+#: What references may add: a skill's text grows by at most `MAX_EMBEDDED_CHARS` through
+#: embedding, and one assembly embeds at most `MAX_EMBEDDINGS` times and copies at most
+#: `MAX_WORK_CHARS` in all. References past a limit are left empty, with one
+#: `reference-budget` error, so a few hundred bytes cannot make a huge document.
+MAX_EMBEDDED_CHARS = 2_000_000
+MAX_EMBEDDINGS = 5_000
+MAX_WORK_CHARS = 8_000_000
 
 
 
@@ -85,6 +93,13 @@ class _Run:
         self.scenario = scenario
         self.overrides = overrides
         self.resolver = Resolver(workspace, scenario, message)
+        # Each embedded skill is expanded once per assembly (with its d_tag on the stack
+        # of the place it is first embedded) and reused: cost is linear in the skills.
+        self.expanded: dict[str, tuple[Sequence[Line], int]] = {}
+        self.embeddings = 0
+        self.embedded_chars = 0  # in all expansions of this assembly
+        self.building: dict[tuple[str, ...], int] = {}  # characters of each expansion
+        self.over_budget: set[str] = set()
 
     def content_of(self, skill: Skill) -> str:
         return self.overrides.get(skill.d_tag, skill.content)
@@ -130,9 +145,27 @@ class _Run:
             skill.diag("warning", "template-in-embed",
                        f"the `---template---` part of `{name}` is ignored where it is embedded",
                        at)
-        if not self.embeds(parsed.names):
-            return trim_blank(parsed.lines)
-        return trim_blank(expand_lines(skill, parsed.lines, (*stack, name)))
+        found = self.expanded.get(name)
+        if found is None:
+            lines = trim_blank(parsed.lines if not self.embeds(parsed.names)
+                               else expand_lines(skill, parsed.lines, (*stack, name)))
+            found = self.expanded[name] = (lines, sum(len(text) + 1 for text, _ in lines))
+        lines, chars = found
+        size = self.building.get(stack, 0)  # of the text `{{name}}` is being embedded in
+        if (self.embeddings >= MAX_EMBEDDINGS or size + chars > MAX_EMBEDDED_CHARS
+                or self.embedded_chars + chars > MAX_WORK_CHARS):
+            if skill.d_tag not in self.over_budget:
+                self.over_budget.add(skill.d_tag)
+                skill.diag("error", "reference-budget",
+                           f"`{skill.d_tag}` embeds more than the budget allows "
+                           f"({MAX_EMBEDDED_CHARS:,} characters in one skill's text, "
+                           f"{MAX_EMBEDDINGS:,} embeddings in all); `{{{{{name}}}}}` and the "
+                           f"references past it are left empty", at)
+            return ()
+        self.building[stack] = size + chars
+        self.embeddings += 1
+        self.embedded_chars += chars
+        return lines
 
     def resolve(self, name: str) -> Resolved | None:
         return self.resolver.resolve(name)
@@ -228,6 +261,6 @@ def assemble(
     )
     context.log_entry = format_log_entry(document, agent=workspace.agent.name,
                                          scenario=context.scenario, trigger=trigger,
-                                         counts=context.counts())
+                                         counts=context.counts(), messages=context.messages)
     return context
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .untrusted import excerpt, loads_json
 from .workspace import (
     BUNDLE_FORMAT,
     DEFAULT_HISTORY_LABELS,
+    HISTORY_ROLES,
     MESSAGE_MODES,
     RESERVED_TOOL_NAMES,
-    ROLES,
     Agent,
     HistoryEntry,
     Scenario,
@@ -56,7 +57,7 @@ class BundleError(ValueError):
 def parse_json(text: str, path: str = "$") -> Any:
     """Parse JSON text, raising `BundleError` that names the line and column of a syntax error."""
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         raise BundleError([Problem(path, message)]) from None
@@ -205,13 +206,13 @@ class _Checker:
     def name_token(self, value: str, where: str, what: str) -> None:
         """Names used as `{{name}}` must be a run of characters without whitespace or braces."""
         if value and any(ch.isspace() or ch in "{}" for ch in value):
-            self.problem(where, f"{what} must not contain whitespace or braces: {value!r}")
+            self.problem(where, f"{what} must not contain whitespace or braces: {excerpt(value)}")
 
     def unique(self, names: list[tuple[str, str]], what: str) -> None:
         seen: dict[str, str] = {}
         for name, where in names:
             if name in seen:
-                self.problem(where, f"duplicate {what} {name!r} (first at {seen[name]})")
+                self.problem(where, f"duplicate {what} {excerpt(name)} (first at {seen[name]})")
             else:
                 seen[name] = where
 
@@ -225,7 +226,7 @@ class _Checker:
         if fmt is _MISSING:
             self.problem("$.format", "is required")
         elif fmt != BUNDLE_FORMAT:
-            self.problem("$.format", f"must be {BUNDLE_FORMAT!r}, not {fmt!r}")
+            self.problem("$.format", f"must be {BUNDLE_FORMAT!r}, not {excerpt(fmt)}")
         if "agent" not in root:
             self.problem("$.agent", "is required")
             agent = Agent(name="")
@@ -261,7 +262,7 @@ class _Checker:
         mode = self.string(data, "message_mode", path, "grouped")
         if mode not in MESSAGE_MODES:
             self.problem(f"{path}.message_mode",
-                         f"must be one of {', '.join(MESSAGE_MODES)}, not {mode!r}")
+                         f"must be one of {', '.join(MESSAGE_MODES)}, not {excerpt(mode)}")
             mode = "grouped"
         labels = data.get("history_labels", DEFAULT_HISTORY_LABELS)
         if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
@@ -302,7 +303,7 @@ class _Checker:
         name = self.string(data, "name", path, nonempty=True)
         if name in RESERVED_TOOL_NAMES:
             self.problem(f"{path}.name",
-                         f"{name!r} is a built-in tool name and cannot be redefined")
+                         f"{excerpt(name)} is a built-in tool name and cannot be redefined")
         self.name_token(name, f"{path}.name", "a tool name")
         by_args = []
         for i, entry in enumerate(self.array(data, "results_by_args", path)):
@@ -349,8 +350,10 @@ class _Checker:
             if item is None:
                 continue
             role = self.string(item, "role", where)
-            if role and role not in ROLES:
-                self.problem(f"{where}.role", f"must be one of {', '.join(ROLES)}, not {role!r}")
+            if role and role not in HISTORY_ROLES:
+                self.problem(f"{where}.role",
+                             f"must be one of {', '.join(HISTORY_ROLES)} (history is the "
+                             f"conversation), not {excerpt(role)}")
             history.append(HistoryEntry(role=role, content=self.string(item, "content", where, ""),
                                         created_at=item.get("created_at")))
         return Scenario(

@@ -8,8 +8,7 @@ another, each under its `role:` line, with one origin per line (its provenance).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
 
 from .blocks import Block, Piece
 from .result import Origin
@@ -131,18 +130,3 @@ def document_of(messages: Sequence[Message]) -> tuple[str, list[Origin]]:
         parts.append(msg.content)
         provenance.extend(msg.origins)
     return "\n".join(parts) + "\n", provenance
-
-
-def format_log_entry(document: str, *, agent: str, scenario: str | None, trigger: str,
-                     counts: Mapping[str, int], time: datetime | None = None) -> str:
-    """The context-log entry: a one-line HTML comment header, then the document verbatim.
-
-    The header stays out of the way when the log is rendered as markdown; the
-    document follows byte for byte, so the log shows exactly what the agent saw.
-    """
-    stamp = (time or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    problems = ", ".join(f"{counts.get(k, 0)} {k}{'s' * (counts.get(k, 0) != 1)}"
-                         for k in ("error", "warning", "info"))
-    header = (f"{stamp} · agent {agent} · scenario {scenario or '(ad hoc)'} · "
-              f"trigger {trigger} · {problems}")
-    return f"<!-- context-log: {header.replace('--', '- -')} -->\n{document}"

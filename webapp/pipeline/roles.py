@@ -25,7 +25,9 @@ def marker_role(line: str) -> str | None:
 
 
 def is_marker(line: str) -> bool:
-    return marker_role(line) is not None
+    """Whether `line` of data would read as a role marker: also with a CR or other trailing
+    whitespace left in it, since a reader of the document would take it for one."""
+    return marker_role(line.rstrip(" \t\r\x0b\x0c")) is not None
 
 
 class FenceTracker:

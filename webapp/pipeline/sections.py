@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from .roles import FenceTracker
+from .untrusted import excerpt, load_yaml
 
 TEMPLATE_MARKER = "---template---"
 SECTION_ROLES = ("system", "user", "assistant", "expand")
@@ -67,17 +68,13 @@ def parse_template(text: str, first_line: int) -> Template:
 
     A YAML syntax error drops every section; an invalid section is dropped alone.
     """
-    loader = yaml.SafeLoader(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else []
+        data, node = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first_line + (mark.line if mark else 0)
-        reason = getattr(exc, "problem", None) or str(exc)
+        reason = getattr(exc, "problem", None) or excerpt(str(exc))
         return Template((), ((line, f"invalid YAML: {reason}"),))
-    finally:
-        loader.dispose()
     if node is None or data is None:  # nothing after the marker
         return Template((), ())
     if not isinstance(data, list):
@@ -98,8 +95,9 @@ def _section(item: Any, line: int) -> tuple[Section | None, str]:
     if not isinstance(item, dict):
         return None, "a section must be a mapping with a `section` name"
     name = item.get("section")
-    label = f"section `{name}`" if isinstance(name, str) else "a section"
-    unknown = [str(key) for key in item if key not in SECTION_KEYS]
+    label = f"section `{excerpt(name)[1:-1]}`" if isinstance(name, str) else "a section"
+    unknown = [key if isinstance(key, str) and len(key) <= 60 else excerpt(key)
+               for key in item if key not in SECTION_KEYS][:8]
     if unknown:
         return None, (f"{label} has unknown key(s) {', '.join(unknown)} "
                       f"(known: {', '.join(SECTION_KEYS)})")
@@ -107,7 +105,8 @@ def _section(item: Any, line: int) -> tuple[Section | None, str]:
         return None, "a section needs a `section` name"
     role = item.get("role", "system")
     if role not in SECTION_ROLES:
-        return None, f"{label}: `role` must be one of {', '.join(SECTION_ROLES)}, not {role!r}"
+        return None, (f"{label}: `role` must be one of {', '.join(SECTION_ROLES)}, "
+                      f"not {excerpt(role)}")
     tool, content = item.get("tool"), item.get("content")
     if tool is not None and content is not None:
         return None, f"{label} has both `tool` and `content`; use one"

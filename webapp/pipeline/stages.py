@@ -24,6 +24,7 @@ from .placeholders import find_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker
 from .sections import Section, parse_template
+from .untrusted import excerpt
 from .variables import Resolved
 from .workspace import Variable
 
@@ -163,13 +164,18 @@ def _values(skill: SkillRun, text: str, origin: Origin) -> Iterator[Replacement]
 
 def check_markers(skill: SkillRun, values: Sequence[str], name: str, at: Origin,
                   first_alone: bool = True) -> None:
-    """Warn when data holds a line that looks like a role marker (it stays plain text)."""
+    """Warn when data holds a line that looks like a role marker (it stays plain text).
+
+    Lines are cut as a reader would cut them (`str.splitlines`: a lone CR too).
+    """
     for index, value in enumerate(values):
-        if (index or first_alone) and is_marker(value):
-            skill.diag("warning", "marker-in-data",
-                       f"`{name}` put a `{value.strip()}` line into the text; data cannot open "
-                       f"a new message, so it stays plain text of this message", at)
-            return
+        for part_index, part in enumerate(value.splitlines() or [value]):
+            if (index or part_index or first_alone) and is_marker(part):
+                skill.diag("warning", "marker-in-data",
+                           f"`{name}` put a `{excerpt(part.strip())}` line into the text; data "
+                           f"cannot open a new message, so it stays plain text of this "
+                           f"message", at)
+                return
 
 
 # -- stage 4: bump headings
@@ -246,9 +252,12 @@ def history_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs,
         return []
     origin = Origin("history", skill.d_tag, section.line, "dm_history")
     if inputs.sequence:
-        return [Block(entry.role, skill.d_tag,
-                      [(text, origin) for text in entry.content.split("\n")])
-                for entry in history]
+        blocks = []
+        for entry in history:
+            values = entry.content.split("\n")
+            check_markers(skill, values, section.name, at)
+            blocks.append(Block(entry.role, skill.d_tag, [(text, origin) for text in values]))
+        return blocks
     entries = [{"role": h.role, "content": h.content, "created_at": h.created_at} for h in history]
     text = format_value("dm_history", entries, inputs.options)
     return [bump_block(skill, Block("system", skill.d_tag,

@@ -30,6 +30,8 @@ RESERVED_TOOL_NAMES = frozenset(BUILTIN_TOOLS) | frozenset(BUILTIN_ALIASES)
 
 MESSAGE_MODES = ("grouped", "sequence")
 ROLES = ("system", "user", "assistant")
+#: The roles of a DM-history entry: history is conversation data, never a system prompt.
+HISTORY_ROLES = ("user", "assistant")
 
 
 @dataclass(frozen=True, slots=True)

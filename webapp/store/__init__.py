@@ -36,7 +36,15 @@ from .items import (
 from .log import clear_log, delete_log_entry, get_log_entry, list_log, log_context
 from .renames import RenamedItem, rename_tool, rename_variable
 from .revisions import get_revision, list_revisions, restore_revision
-from .rules import bundle_problems, item_problems
+from .rules import (
+    INTEGER_RANGES,
+    MAX_ID,
+    agent_name_problem,
+    bundle_problems,
+    item_problems,
+    normalize_text,
+    parse_integer,
+)
 from .skills import (
     Renamed,
     create_skill,
@@ -54,8 +62,11 @@ from .skills import (
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "INTEGER_RANGES",
+    "MAX_ID",
     "AgentRef",
     "AlreadyExists",
+    "agent_name_problem",
     "Conflict",
     "InUse",
     "NotFound",
@@ -95,6 +106,8 @@ __all__ = [
     "list_variables",
     "load_workspace",
     "log_context",
+    "normalize_text",
+    "parse_integer",
     "references_to",
     "rename_skill",
     "rename_tool",

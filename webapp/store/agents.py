@@ -61,7 +61,7 @@ def create_agent(session: Session, name: str, *, title: str = "{name}",
                  history_labels: Mapping[str, str] | None = None) -> models.Agent:
     """Create an empty workspace; raises `AlreadyExists` or `ValidationError`."""
     fields = agent_fields(name, title, message_mode, max_array_items, history_labels)
-    rules.check("agent", fields)
+    fields = rules.check("agent", fields)
     return insert_agent(session, fields)
 
 
@@ -81,8 +81,7 @@ def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Ag
     fields = {"name": row.name, "title": row.title, "message_mode": row.message_mode,
               "max_array_items": row.max_array_items, "history_labels": row.history_labels}
     apply_changes(fields, changes)
-    fields = agent_fields(**fields)
-    rules.check("agent", fields)
+    fields = rules.check("agent", agent_fields(**fields))
     if fields["name"] != row.name and find_agent(session, fields["name"]) is not None:
         raise AlreadyExists([("name", _taken(fields["name"]))])
     for key, value in fields.items():

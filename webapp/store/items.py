@@ -91,9 +91,7 @@ def get_item(session: Session, kind: Kind, agent: AgentRef, name: str) -> Any:
 
 
 def _validated(kind: Kind, fields: dict[str, Any]) -> dict[str, Any]:
-    fields = kind.normalize(fields)
-    rules.check(kind.section, fields)
-    return fields
+    return rules.check(kind.section, kind.normalize(fields))
 
 
 def _name_taken(session: Session, kind: Kind, agent_id: int, name: str) -> bool:

@@ -10,8 +10,9 @@ from sqlalchemy.orm import Session
 from webapp import models
 from webapp.models import utcnow
 
+from . import rules
 from .agents import AgentRef, get_agent
-from .errors import NotFound
+from .errors import NotFound, ValidationError
 from .transactions import change
 
 
@@ -21,19 +22,27 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
     """Append an assembled `Context` to the agent's context log.
 
     `scenario` and `trigger` default to the ones the context was assembled for. With
-    `keep`, only the newest `keep` entries of the agent are kept.
+    `keep`, only the newest `keep` entries of the agent are kept. Raises
+    `ValidationError` for a trigger or scenario longer than its column, or a NUL in a
+    text (a message override holding one reaches the document).
     """
     agent_row = get_agent(session, agent)
     counts = context.counts()
+    texts = {
+        "scenario": scenario if scenario is not None else getattr(context, "scenario", None),
+        "trigger": trigger if trigger is not None else (getattr(context, "trigger", "") or ""),
+        "document": context.document,
+        "summary": getattr(context, "log_entry", "") or "",
+    }
+    problems = rules.text_problems("context_log", texts)
+    if problems:
+        raise ValidationError(problems)
     entry = models.ContextLogEntry(
         agent_id=agent_row.id,
-        scenario=scenario if scenario is not None else getattr(context, "scenario", None),
-        trigger=trigger if trigger is not None else (getattr(context, "trigger", "") or ""),
         created_at=utcnow(),
-        document=context.document,
         messages=[dict(m) for m in context.messages],
         diagnostics=[d.to_dict() for d in context.diagnostics],
-        summary=getattr(context, "log_entry", "") or "",
+        **texts,
         error_count=counts.get("error", 0),
         warning_count=counts.get("warning", 0),
         info_count=counts.get("info", 0),

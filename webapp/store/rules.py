@@ -6,7 +6,12 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 - no NUL (U+0000) in text: PostgreSQL cannot store one;
 - no string longer than its column: SQLite would store it, PostgreSQL refuses it, so a
   workspace could not move between them. The lengths are read from the models once;
-- an agent's name has no `/`: the agent's pages could not be addressed.
+- whole numbers within their range (`INTEGER_RANGES`): SQLite holds 64 bits, PostgreSQL's
+  `integer` 32, and a number no row can have is refused before a query is made;
+- an agent's name is usable in an address and a file name (`agent_name_problem`);
+- line ends: every stored text has LF line ends (`normalize_text`: CRLF and a lone CR
+  become LF), because a browser sends a textarea's text with CRLF, so a lone CR could
+  not survive an edit.
 
 `item_problems` reports with paths relative to the item (`d_tag`,
 `results_by_args[1].args`), `bundle_problems` with JSON paths (`$.skills[0].d_tag`).
@@ -14,6 +19,7 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +31,16 @@ from .errors import ValidationError
 NUL_MESSAGE = "must not contain NUL characters (U+0000)"
 AGENT_NAME_SLASH_MESSAGE = "must not contain '/' (the agent's pages could not be addressed)"
 
+#: The largest id, version or page number: PostgreSQL's `integer` (and SQLite's within it).
+MAX_ID = 2**31 - 1
+#: The inclusive range of each whole number the app stores or looks up, by name.
+INTEGER_RANGES: dict[str, tuple[int, int]] = {
+    "id": (1, MAX_ID), "version": (1, MAX_ID), "expected_version": (1, MAX_ID),
+    "page": (1, MAX_ID), "layer": (1, 2), "limit": (0, 1_000_000),
+    "max_array_items": (0, 1_000_000)}
+#: Digits read at most from a whole number's text (a longer one is out of every range).
+_MAX_DIGITS = 20
+
 _MODELS = {"agent": models.Agent, "skills": models.Skill, "tools": models.Tool,
            "variables": models.Variable, "scenarios": models.Scenario}
 
@@ -33,6 +49,9 @@ COLUMN_LENGTHS: dict[str, dict[str, int]] = {
     section: {column.name: column.type.length for column in model.__table__.columns
               if getattr(column.type, "length", None)}
     for section, model in _MODELS.items()}
+_TEXT_LENGTHS = {"context_log": {column.name: column.type.length
+                                 for column in models.ContextLogEntry.__table__.columns
+                                 if getattr(column.type, "length", None)}}
 
 
 def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -48,17 +67,123 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
         if key in lengths and len(value) > lengths[key]:
             problems.append((key, f"must be at most {lengths[key]} characters, "
                                   f"not {len(value)}"))
+    for key, value in item.items():
+        if key in INTEGER_RANGES and isinstance(value, int) and not isinstance(value, bool):
+            problem = integer_problem(key, value)
+            if problem and not any(path == key for path, _ in problems):
+                problems.append((key, problem))
     name = item.get("name")
-    if section == "agent" and isinstance(name, str) and "/" in name:
-        problems.append(("name", AGENT_NAME_SLASH_MESSAGE))
+    if section == "agent" and isinstance(name, str):
+        problem = agent_name_problem(name)
+        if problem:
+            problems.append(("name", problem))
     return problems
 
 
-def check(section: str, item: Mapping[str, Any]) -> None:
-    """Raise `ValidationError` (by field name) unless `item` obeys every rule of `section`."""
+def text_problems(section: str, fields: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """NUL and column-length problems of the text `fields` of a table that is not a bundle
+    section (`context_log`)."""
+    lengths = _TEXT_LENGTHS[section]
+    problems = []
+    for key, value in fields.items():
+        if isinstance(value, str):
+            if "\x00" in value:
+                problems.append((key, NUL_MESSAGE))
+            if key in lengths and len(value) > lengths[key]:
+                problems.append((key, f"must be at most {lengths[key]} characters, "
+                                      f"not {len(value)}"))
+    return problems
+
+
+def agent_name_problem(name: str) -> str | None:
+    """Why `name` cannot name an agent, or None: it becomes a path segment of every page of
+    the agent and the bundle's file name, so it has no `/`, no control character, is not
+    `.` or `..` and has no space at either end (its length is the column's)."""
+    if "/" in name:
+        return AGENT_NAME_SLASH_MESSAGE
+    if any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in name):
+        return "must not contain control characters or line breaks"
+    if name in (".", ".."):
+        return "must not be '.' or '..' (the agent's pages could not be addressed)"
+    if name != name.strip():
+        return "must not start or end with a space"
+    return None
+
+
+def integer_problem(name: str, value: int) -> str | None:
+    """Why `value` is outside the range of whole number `name` (`INTEGER_RANGES`), or None."""
+    low, high = INTEGER_RANGES[name]
+    if low <= value <= high:
+        return None
+    if high - low == 1:
+        return f"must be {low} or {high}, not {_excerpt(str(value))}"
+    bound = f"at least {low}" if value < low else f"at most {high}"
+    return f"must be {bound}, not {_excerpt(str(value))}"
+
+
+def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
+    """A whole number from a form's text or a JSON body's number, checked against its range:
+    `(number, None)`, or `(None, why not)`. A float is accepted when it is whole."""
+    if isinstance(value, bool) or value is None or value == "":
+        return None, "is required" if value in (None, "") else "must be a whole number"
+    if isinstance(value, float):
+        if not value.is_integer():  # inf and nan included
+            return None, f"must be a whole number, not {_excerpt(repr(value))}"
+        value = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        digits = text.lstrip("+-")
+        if not digits.isascii() or not digits.isdigit():
+            return None, f"must be a whole number, not {_excerpt(repr(value))}"
+        if len(digits.lstrip("0")) > _MAX_DIGITS:
+            high = INTEGER_RANGES[name][1]
+            return None, f"must be at most {high}, not a {len(digits)}-digit number"
+        value = int(text)
+    elif not isinstance(value, int):
+        return None, "must be a whole number"
+    problem = integer_problem(name, value)
+    return (None, problem) if problem else (value, None)
+
+
+def normalize_text(text: str) -> str:
+    """`text` with LF line ends: CRLF and a lone CR become LF (the one line-end rule)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def normalized(item: Mapping[str, Any]) -> dict[str, Any]:
+    """`item` with `normalize_text` applied to each text field and each text in a list of
+    texts (a skill's triggers); JSON values are kept as they are."""
+    out = dict(item)
+    for key, value in item.items():
+        if isinstance(value, str):
+            out[key] = normalize_text(value)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            out[key] = [normalize_text(v) for v in value]
+    return out
+
+
+def normalized_bundle(bundle: Mapping[str, Any]) -> dict[str, Any]:
+    """A bundle dict with every item `normalized`."""
+    out = dict(bundle)
+    out["agent"] = normalized(bundle["agent"])
+    for section in ITEM_SECTIONS:
+        if section in bundle:
+            out[section] = [normalized(item) for item in bundle[section]]
+    return out
+
+
+def _excerpt(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def check(section: str, item: Mapping[str, Any]) -> dict[str, Any]:
+    """`item` `normalized`; raise `ValidationError` (by field name) unless it obeys every
+    rule of `section`."""
+    item = normalized(item)
     problems = item_problems(section, item)
     if problems:
         raise ValidationError([(item_field(path), message) for path, message in problems])
+    return item
 
 
 def bundle_problems(bundle: Mapping[str, Any], *, agent_name: str | None = None

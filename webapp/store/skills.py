@@ -75,8 +75,7 @@ def _skill_input(d_tag: str, content: str, name: str, layer: int, triggers: Iter
         raise ValidationError([("triggers", "must be a list of trigger names, not a string")])
     fields = {"d_tag": d_tag, "name": name, "layer": layer, "triggers": list(triggers),
               "enabled": enabled, "content": content}
-    rules.check("skills", fields)
-    return fields
+    return rules.check("skills", fields)
 
 
 @change
@@ -151,8 +150,15 @@ def conflict(session: Session, row_id: int, d_tag: str, expected_version: int | 
 
 def save(session: Session, row: models.Skill, expected_version: int, fields: dict[str, Any],
          note: str | None, submitted: dict[str, Any]) -> models.Skill:
-    """`write_skill`, a lost race raised as `Conflict`; returns the refreshed row."""
-    # No check of `row.version` first: only the atomic update may decide.
+    """`write_skill`, a lost race raised as `Conflict`; returns the refreshed row.
+
+    A save whose fields equal the saved ones, from the current version, writes nothing
+    (no new version, no revision) and returns the row as it is.
+    """
+    if (expected_version == row.version and row.deleted_at is None
+            and fields == skill_fields(row)):
+        return row
+    # Otherwise no check of `row.version` first: only the atomic update may decide.
     try:
         write_skill(session, row, expected_version, fields, note=note)
     except (Stale, IntegrityError):

@@ -72,6 +72,8 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
         AlreadyExists: the agent exists and `replace` is not set.
     """
     workspace = bundle if isinstance(bundle, Workspace) else load_bundle(dict(bundle))
+    # Line ends become LF first (`rules.normalize_text`), as on every other path.
+    workspace = load_bundle(rules.normalized_bundle(dump_bundle(workspace)))
     rules.check_bundle(dump_bundle(workspace), agent_name=agent_name)
     source = workspace.agent
     fields = agent_fields(agent_name or source.name, source.title, source.message_mode,

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import store
 
 from . import (
     agent_preview,
     editor,
+    forms,
     help,
     history,
     log,
@@ -36,9 +37,24 @@ def not_found(exc: store.NotFound) -> Any:
     return security.error_page(NotFound(description=f"There is {exc}."))
 
 
+def conflict(exc: store.Conflict) -> Any:
+    """A write that met another one (a route without a conflict page of its own) is a 409:
+    nothing was written."""
+    return security.error_page(Conflict(description=f"Not saved: {exc}. Reload and try again."))
+
+
+def invalid(exc: store.ValidationError) -> Any:
+    """What the store's rules refuse, where a route shows no form for it, is a 422."""
+    reasons = "; ".join(f"{field}: {message}" for field, message in exc.problems[:20])
+    return security.error_page(UnprocessableEntity(description=f"Nothing was saved: {reasons}"))
+
+
 def register(app: Flask) -> None:
     """Install the security layer, the error pages and every blueprint on `app`."""
     security.init_app(app)
+    app.url_map.converters["id"] = forms.IdConverter
     app.register_error_handler(store.NotFound, not_found)
+    app.register_error_handler(store.Conflict, conflict)
+    app.register_error_handler(store.ValidationError, invalid)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

@@ -31,6 +31,9 @@ from .responses import flag, page_or_fragment, wants_fragment
 
 bp = Blueprint("editor", __name__)
 
+#: How often a toggle that met a concurrent save is tried again before answering 409.
+TOGGLE_TRIES = 5
+
 
 @bp.get("/")
 def index() -> Response:
@@ -103,9 +106,19 @@ def save(agent: str, d_tag: str) -> Response:
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/enabled")
 def toggle(agent: str, d_tag: str) -> Response:
-    """Enable or disable a skill from the list (saved at once, as a new version)."""
+    """Enable or disable a skill from the list (saved at once, as a new version).
+
+    Setting a flag is idempotent, so a save that met another one is tried again from the
+    version now saved; after a few such tries the answer is the 409 page.
+    """
     data, _ = request_data()
-    store.set_skill_enabled(get_session(), agent, d_tag, flag(data.get("enabled")))
+    for attempt in range(TOGGLE_TRIES):
+        try:
+            store.set_skill_enabled(get_session(), agent, d_tag, flag(data.get("enabled")))
+            break
+        except store.Conflict:
+            if attempt == TOGGLE_TRIES - 1:
+                raise
     return skill_list_changed(agent, data)
 
 

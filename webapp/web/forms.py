@@ -7,13 +7,18 @@ browser) or JSON (scripts); both go through the same parsers.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import abort, request
-from werkzeug.exceptions import BadRequest
+from werkzeug.datastructures import MultiDict
+from werkzeug.exceptions import NotFound
+from werkzeug.routing import IntegerConverter
 
+from webapp import store
 from webapp.pipeline import Skill, Workspace
 
 from .preview import Choice
@@ -34,29 +39,59 @@ class SkillForm:
 def request_data() -> tuple[Mapping[str, Any], bool]:
     """The request's fields and whether they came from a form (else a JSON object).
 
-    A body that claims to be JSON but is not answers 422 naming the position.
+    A body that claims to be JSON but is not (a syntax error, a number Python cannot
+    read, `Infinity`, nesting too deep) answers 422 naming the problem.
     """
     if not request.is_json:
         return request.form, True
-    try:
-        data = request.get_json()
-    except BadRequest as exc:  # its description names the line and column
-        abort(422, description=f"body: not valid JSON ({exc.description})")
+    data = json_body(request.get_data(cache=True, as_text=False))
     if not isinstance(data, dict):
         abort(422, description="body: must be a JSON object")
     return data, False
 
 
-def whole_number(value: Any, name: str) -> int:
-    """`value` as an integer of at least 1, else a 422 naming the field."""
+def json_body(raw: bytes) -> Any:
+    """A request body parsed as JSON, or a 422 naming what is wrong with it."""
+    def finite(text: str) -> float:
+        number = float(text)
+        if not math.isfinite(number):
+            raise ValueError(f"number {text[:40]!r} is too large")
+        return number
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
     try:
-        number = int(value)
-    except (TypeError, ValueError):
-        what = "is required" if value in (None, "") else f"must be a whole number, not {value!r}"
-        abort(422, description=f"{name}: {what}")
-    if number < 1:
-        abort(422, description=f"{name}: must be at least 1, not {number}")
+        return json.loads(raw, parse_float=finite, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        abort(422, description=f"body: not valid JSON ({exc.msg}: line {exc.lineno}, "
+                               f"column {exc.colno})")
+    except RecursionError:
+        abort(422, description="body: not valid JSON (nested too deeply)")
+    except ValueError as exc:  # a number of more than 4300 digits, a non-finite one, bad UTF-8
+        abort(422, description=f"body: not valid JSON ({str(exc)[:200]})")
+
+
+def whole_number(value: Any, name: str, rule: str | None = None) -> int:
+    """`value` as a whole number within the range the store's rules give `rule` (by default
+    `name`; see `store.INTEGER_RANGES`), else a 422 naming the field."""
+    number, problem = store.parse_integer(rule or name, value)
+    if problem:
+        abort(422, description=f"{name}: {problem}")
     return number
+
+
+class IdConverter(IntegerConverter):
+    """`<id:name>` in a route: an id, version or entry number from 1 to `store.MAX_ID`; a
+    number no row can have is a 404 before the database is asked."""
+
+    def to_python(self, value: str) -> int:
+        # Raised here rather than refused as a non-match: Werkzeug would then answer a
+        # POST with 405 because the same path takes GET.
+        number, problem = store.parse_integer("id", value)
+        if problem:
+            raise NotFound(f"There is no number {value[:20]} here: it {problem}.")
+        return number
 
 
 def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) -> SkillForm:
@@ -72,22 +107,15 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
     elif any(ch.isspace() or ch in "{}" for ch in d_tag):
         errors["d_tag"] = "must not contain whitespace or braces"
 
-    layer: Any = data.get("layer", saved.layer)
-    try:
-        layer = int(layer)
-        if layer not in (1, 2):
-            raise ValueError
-    except (TypeError, ValueError):
-        errors["layer"] = f"must be 1 or 2, not {layer!r}"
+    layer, problem = store.parse_integer("layer", data.get("layer", saved.layer))
+    if problem:
+        errors["layer"] = problem
         layer = saved.layer
 
-    triggers = data.get("triggers", list(saved.triggers))
-    if isinstance(triggers, str):
-        triggers = [t.strip() for t in triggers.split(",")]
-    if not isinstance(triggers, list) or not all(isinstance(t, str) for t in triggers):
-        errors["triggers"] = "must be trigger names separated by commas"
-        triggers = list(saved.triggers)
-    triggers = tuple(t.strip() for t in triggers if t.strip())
+    triggers = _triggers(data, saved, from_form=from_form)
+    if triggers is None:
+        errors["triggers"] = "must be trigger names, one per line"
+        triggers = saved.triggers
 
     enabled = data.get("enabled", False if from_form else saved.enabled)
     if isinstance(enabled, str):
@@ -102,16 +130,15 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
     if not isinstance(content, str):
         errors["content"] = "must be text"
         content = saved.content
-    # Browsers send CRLF line ends from a textarea; the pipeline and the diffs want LF.
-    content = content.replace("\r\n", "\n")
+    # Browsers send CRLF line ends from a textarea; the store's one line-end rule applies
+    # to the draft the preview shows as to what is saved.
+    content = store.normalize_text(content)
 
     version: Any = data.get("version")
     if version is not None:
-        try:
-            version = int(version)
-        except (TypeError, ValueError):
-            errors["version"] = f"must be a whole number, not {version!r}"
-            version = None
+        version, problem = store.parse_integer("version", version)
+        if problem:
+            errors["version"] = problem
 
     draft = Skill(d_tag=d_tag or saved.d_tag, content=content,
                   name=_text(data.get("name", saved.name)), layer=layer, triggers=triggers,
@@ -144,6 +171,24 @@ def choice_args(choice: Choice, workspace: Workspace) -> dict[str, str]:
     if workspace.scenarios and choice.scenario == workspace.scenarios[0].name:
         args["scenario"] = None
     return {key: value for key, value in args.items() if value}
+
+
+def _triggers(data: Mapping[str, Any], saved: Skill, *, from_form: bool
+              ) -> tuple[str, ...] | None:
+    """The triggers: one per line of text (so a trigger may hold a comma), the lines of
+    every `triggers` field of a form, or a JSON list; None when they are not text."""
+    if "triggers" not in data:
+        return saved.triggers
+    if from_form and isinstance(data, MultiDict):
+        values: Any = data.getlist("triggers")
+    else:
+        values = data.get("triggers")
+        values = [values] if isinstance(values, str) else values
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        return None
+    if from_form or isinstance(data.get("triggers"), str):
+        values = [line for value in values for line in store.normalize_text(value).split("\n")]
+    return tuple(t.strip() for t in values if t.strip())
 
 
 def _text(value: Any) -> str:

@@ -49,7 +49,7 @@ def index(agent: str, d_tag: str) -> Response:
         changes=field_changes(old, new))
 
 
-@bp.get("/agents/<agent>/skills/<path:d_tag>/history/<int:version>")
+@bp.get("/agents/<agent>/skills/<path:d_tag>/history/<id:version>")
 def revision(agent: str, d_tag: str, version: int) -> Response:
     """One saved version: its fields, its text rendered and as highlighted source."""
     session = get_session()
@@ -61,7 +61,7 @@ def revision(agent: str, d_tag: str, version: int) -> Response:
         source=highlight_markdown_lines(saved.content))
 
 
-@bp.post("/agents/<agent>/skills/<path:d_tag>/history/<int:version>/restore")
+@bp.post("/agents/<agent>/skills/<path:d_tag>/history/<id:version>/restore")
 def restore(agent: str, d_tag: str, version: int) -> Response:
     """Save an old version as a new one, from the version the page showed (else a 409)."""
     session = get_session()
@@ -94,7 +94,7 @@ def _shown(value: Any) -> str:
 
 def _version_arg(name: str, default: int) -> int:
     value = request.args.get(name)
-    return default if value in (None, "") else whole_number(value, name)
+    return default if value in (None, "") else whole_number(value, name, "version")
 
 
 def _no_version(d_tag: str, name: str) -> Any:

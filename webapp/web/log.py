@@ -32,7 +32,7 @@ def index(agent: str) -> Response:
     return log_list_response(agent, request.args)
 
 
-@bp.get("/agents/<agent>/log/<int:entry_id>")
+@bp.get("/agents/<agent>/log/<id:entry_id>")
 def entry(agent: str, entry_id: int) -> Response:
     """One log entry: its messages rendered, its text highlighted, its problems."""
     entry = store.get_log_entry(get_session(), agent, entry_id)
@@ -49,7 +49,7 @@ def download(agent: str) -> Response:
                      as_attachment=True, download_name=LOG_FILENAME)
 
 
-@bp.get("/agents/<agent>/log/<int:entry_id>/delete")
+@bp.get("/agents/<agent>/log/<id:entry_id>/delete")
 def delete_confirm(agent: str, entry_id: int) -> Response:
     """Ask before deleting a log entry."""
     entry = store.get_log_entry(get_session(), agent, entry_id)
@@ -57,7 +57,7 @@ def delete_confirm(agent: str, entry_id: int) -> Response:
                             log_args=_log_args(request.args))
 
 
-@bp.post("/agents/<agent>/log/<int:entry_id>/delete")
+@bp.post("/agents/<agent>/log/<id:entry_id>/delete")
 def delete(agent: str, entry_id: int) -> Response:
     """Delete a log entry; htmx gets the list (of the page and filter in the query) back."""
     store.delete_log_entry(get_session(), agent, entry_id)

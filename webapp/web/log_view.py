@@ -39,4 +39,5 @@ def entry_text(entry: models.ContextLogEntry, agent: str) -> str:
         return entry.summary
     counts = {"error": entry.error_count, "warning": entry.warning_count, "info": entry.info_count}
     return format_log_entry(entry.document, agent=agent, scenario=entry.scenario,
-                            trigger=entry.trigger, counts=counts, time=entry.created_at)
+                            trigger=entry.trigger, counts=counts, messages=entry.messages,
+                            time=entry.created_at)

@@ -6,6 +6,7 @@ fragment alone. The choice is made here, once, and every response says `Vary: HX
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from flask import Response, flash, make_response, redirect, request, stream_template
@@ -45,6 +46,15 @@ def done(message: str, url: str) -> Response:
     """Flash `message` and send the browser to `url` with a 303, so a reload does not post."""
     flash(message)
     return redirect(url, 303)
+
+
+def download_name(name: str) -> str:
+    """`name` made safe for a Content-Disposition file name: control characters, line
+    breaks, slashes and backslashes become `_` (Werkzeug's `send_file` encodes the rest,
+    non-ASCII included). Agent names cannot hold them now; older rows might."""
+    cleaned = "".join("_" if ch in '/\\"' or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+                      else ch for ch in name).strip(" .")
+    return cleaned or "download"
 
 
 def flag(value: Any) -> bool:

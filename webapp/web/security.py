@@ -5,14 +5,25 @@ markdown goes through `webapp.render.sanitize`, and the Content-Security-Policy 
 forbids inline script and style, so even a sanitizer bug cannot run script. Every
 state-changing request must carry the session's CSRF token, as a form field or (from
 htmx and fetch) in the `X-CSRFToken` header.
+
+Before the CSRF check come two others: a method the route does not take is a 405 (not a
+CSRF 400), and a body over `MAX_CONTENT_LENGTH` is a 413 however it is sent (a chunked
+body has no Content-Length for Werkzeug to check, and would otherwise be cut silently).
 """
 
 from __future__ import annotations
 
 import secrets
+from io import BytesIO
 
 from flask import Flask, Response, render_template, request, session
-from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
+from werkzeug.exceptions import (
+    BadRequest,
+    HTTPException,
+    InternalServerError,
+    RequestEntityTooLarge,
+)
+from werkzeug.wsgi import get_content_length
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -21,6 +32,10 @@ CONTENT_SECURITY_POLICY = (
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRFToken"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+#: How much of a refused streamed body is read and dropped so the client sees the 413
+#: (past this the connection is simply closed).
+DRAIN_LIMIT = 16 * 1024 * 1024
+_READ_SIZE = 64 * 1024
 
 #: What each error page tells the reader, beyond the status line.
 ERROR_HINTS = {
@@ -50,9 +65,41 @@ def csrf_token() -> str:
     return token
 
 
+def limit_streamed_body() -> None:
+    """Read a body sent without Content-Length (chunked) up to the limit, 413 if more
+    remains, and hand the rest of the app the bytes read with their length."""
+    environ = request.environ
+    limit = request.max_content_length
+    if (limit is None or get_content_length(environ) is not None
+            or "wsgi.input_terminated" not in environ):
+        return  # Werkzeug checks a Content-Length; without one or a terminated stream, no body
+    stream = environ["wsgi.input"]
+    data = _read(stream, limit + 1)
+    if len(data) > limit:
+        _read(stream, DRAIN_LIMIT)
+        raise RequestEntityTooLarge()
+    environ["wsgi.input"] = BytesIO(data)
+    environ["CONTENT_LENGTH"] = str(len(data))
+
+
+def _read(stream: object, most: int) -> bytes:
+    chunks, size = [], 0
+    while size < most:
+        chunk = stream.read(min(_READ_SIZE, most - size))  # type: ignore[attr-defined]
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def check_csrf() -> None:
-    """Refuse a state-changing request whose token does not match the session's."""
-    if request.method in SAFE_METHODS:
+    """Refuse a state-changing request whose token does not match the session's.
+
+    A request no route takes (a 404, or a 405 for a method the route does not accept) is
+    left for the router to answer: there is nothing to protect.
+    """
+    if request.method in SAFE_METHODS or request.routing_exception is not None:
         return
     expected = session.get(CSRF_FIELD)
     sent = request.headers.get(CSRF_HEADER)
@@ -88,6 +135,7 @@ def error_page(error: HTTPException) -> tuple[str, int]:
 
 def init_app(app: Flask) -> None:
     """Install the CSRF check, the security headers and the error pages on `app`."""
+    app.before_request(limit_streamed_body)
     app.before_request(check_csrf)
     app.after_request(set_security_headers)
     app.register_error_handler(HTTPException, error_page)

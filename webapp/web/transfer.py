@@ -27,7 +27,7 @@ from webapp.pipeline import (
     parse_json,
 )
 
-from .responses import flag, go_to, page_or_fragment
+from .responses import download_name, flag, go_to, page_or_fragment
 
 bp = Blueprint("transfer", __name__)
 
@@ -69,7 +69,7 @@ def export_bundle(agent: str) -> Response:
     bundle = store.export_bundle(get_session(), agent)
     data = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
     return send_file(BytesIO(data.encode("utf-8")), mimetype="application/json",
-                     as_attachment=True, download_name=f"{agent}{BUNDLE_SUFFIX}")
+                     as_attachment=True, download_name=download_name(f"{agent}{BUNDLE_SUFFIX}"))
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/export")

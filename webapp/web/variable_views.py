@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from webapp import store
 from webapp.pipeline import (
     BUILTIN_TOOL_NAMES,
     FORMATTERS,
@@ -91,11 +92,9 @@ def parse_variable_form(data: Any, workspace: Workspace, original: str | None, *
     if isinstance(limit, str):
         limit = limit.strip() or None
         if limit is not None:
-            try:
-                limit = int(limit)
-            except ValueError:
-                errors["limit"] = FieldError(f"must be a whole number, not {limit!r}")
-                limit = None
+            limit, problem = store.parse_integer("limit", limit)
+            if problem:
+                errors["limit"] = FieldError(problem)
     item = {"name": name, "tool": tool, "args": args, "result_field": result_field or "content",
             "path": path, "format": format_name, "limit": limit}
     check_item("variables", item, errors)

@@ -1,0 +1,108 @@
+"""YAML aliases, deep nesting and huge numbers: refused with a clear problem naming the
+place, at bounded cost, and never echoed back whole."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from webapp import skillmd
+from webapp.pipeline import (
+    MAX_DEPTH,
+    Agent,
+    BundleError,
+    Scenario,
+    Skill,
+    Workspace,
+    assemble,
+    excerpt,
+    load_bundle,
+    parse_json,
+)
+
+BOMB_ARGS = ("[&a [x,x,x,x,x,x,x,x,x,x], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], "
+             "&c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], "
+             "&e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e], "
+             "&g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f], &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]]")
+
+
+def workspace(content: str) -> Workspace:
+    return Workspace(agent=Agent(name="A"), skills=(Skill("s", content, triggers=("dm",)),),
+                     scenarios=(Scenario("sc"),))
+
+
+def template_problems(template: str) -> list[tuple[str, int | None, str]]:
+    context = assemble(workspace("Body\n---template---\n" + template))
+    return [(d.code, d.line, d.message) for d in context.diagnostics if d.severity == "error"]
+
+
+def test_a_yaml_alias_bomb_in_a_template_is_refused_at_its_line():
+    problems = template_problems(f"- section: a\n  tool: x\n  args: {BOMB_ARGS}\n  role: *h\n")
+    [(code, line, message)] = problems
+    assert code == "template-invalid" and line == 5
+    assert "anchors" in message and len(message) < 300
+
+
+def test_an_alias_alone_is_refused_too():
+    [(code, line, message)] = template_problems("- section: a\n  content: hi\n  role: *x\n")
+    assert (code, line) == ("template-invalid", 5) and "aliases" in message
+
+
+def test_deep_nesting_in_a_template_is_refused_not_raised():
+    deep = "[" * 500 + "]" * 500
+    [(code, line, message)] = template_problems(f"- section: a\n  tool: x\n  args: {deep}\n")
+    assert code == "template-invalid" and line == 5
+    assert f"nested more than {MAX_DEPTH} levels deep" in message
+
+
+def test_a_value_in_a_message_is_an_excerpt():
+    context = assemble(workspace("---template---\n- section: a\n  content: x\n  role: "
+                                 + "r" * 5000 + "\n"))
+    [message] = [d.message for d in context.diagnostics if d.code == "template-invalid"]
+    assert len(message) < 400 and "..." in message
+    assert len(excerpt(list(range(10**6)))) <= 200
+
+
+def test_a_skill_md_frontmatter_alias_is_refused_with_its_line():
+    text = f"---\nname: a\ndescription: b\nx: {BOMB_ARGS}\nmetadata: {{layer: *g}}\n---\nbody"
+    with pytest.raises(skillmd.SkillMdError) as caught:
+        skillmd.load_skill_md(text)
+    [(field, reason)] = caught.value.problems
+    assert field == "frontmatter" and "line 4" in reason and "anchors" in reason
+
+
+@pytest.mark.parametrize("text, column", [("[" * 100_000, 65),
+                                          ('{"a": ' * 70 + "1" + "}" * 70, 6 * 64 + 1)])
+def test_deep_json_is_a_bundle_error_naming_the_place(text, column):
+    with pytest.raises(BundleError) as caught:
+        parse_json(text)
+    [problem] = caught.value.problems
+    assert f"nested more than {MAX_DEPTH} levels deep" in problem.message
+    assert f"line 1, column {column}:" in problem.message
+
+
+def test_json_nesting_inside_strings_does_not_count():
+    assert parse_json(json.dumps({"s": "[" * 1000})) == {"s": "[" * 1000}
+    assert parse_json("[" * MAX_DEPTH + "]" * MAX_DEPTH)
+
+
+def test_a_number_python_will_not_convert_is_a_bundle_error():
+    with pytest.raises(BundleError) as caught:
+        parse_json('{"result": ' + "9" * 5000 + "}")
+    assert "more than 4,300 digits" in caught.value.problems[0].message
+
+
+def test_the_cli_answers_a_deep_bundle_with_one_line(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": "skill-workspace/1", "agent": {"name": "A"}, "tools": '
+                    + "[" * 5000 + "]" * 5000 + "}", encoding="utf-8")
+    for command in (["assemble", "--bundle", str(path)], ["check", "--bundle", str(path)]):
+        result = subprocess.run([sys.executable, "-m", "webapp.cli", *command],
+                                capture_output=True, text=True, timeout=60, check=False)
+        assert result.returncode == 1
+        assert "Traceback" not in result.stderr and "nested more than" in result.stderr
+    with pytest.raises(BundleError):
+        load_bundle(path)
