@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from .json_markdown import json_rows
 from .pipeline import Row, pipeline_rows
+from .worst_case import worst_case_rows
 
 
 def machine() -> str:
@@ -18,7 +19,8 @@ def machine() -> str:
 
 
 def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = print) -> None:
-    """Print the machine line, then the pipeline, JSON and (unless `web` is false) web rows."""
+    """Print the machine line, then the pipeline and JSON rows, and (unless `web` is false)
+    the web and worst-case rows."""
     echo(f"machine: {machine()}")
     rows: list[Row] = pipeline_rows(quick) + json_rows(quick)
     if web:
@@ -26,6 +28,8 @@ def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = pri
         from .web import web_rows
 
         rows += web_rows(quick=quick)
+        # The worst case ends with a preview request, so it runs with the web section.
+        rows += worst_case_rows(quick=quick)
     width = max(len(r[0]) for r in rows)
     echo(f"{'figure'.ljust(width)}  {'measured':>12}  target")
     for figure, measured, target in rows:

@@ -9,7 +9,7 @@ import json
 from io import StringIO
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, MarkdownLexer
@@ -18,6 +18,7 @@ from pygments.token import Text
 from webapp.lru import LRU
 
 from .blocks import CACHE_CHARS, source_blocks
+from .guard import highlight_cost, judge
 
 #: The CSS class pygments' output hangs under; `static/pygments.css` is generated for it.
 HIGHLIGHT_CLASS = "highlight"
@@ -51,10 +52,25 @@ _highlighted: LRU[str, tuple[Markup, ...]] = LRU(
 def highlight_markdown_lines(text: str) -> list[Markup]:
     """The markdown source of `text`, highlighted, one HTML string per line.
 
-    Highlighted a block at a time (see `webapp.render.blocks`), each block's lines cached.
+    Highlighted a block at a time (see `webapp.render.blocks`), each block's lines cached;
+    a block too long to highlight (`webapp.render.guard`) is shown escaped, line by line.
     """
-    return [line for block in source_blocks(text)
-            for line in _highlighted.get_or_compute(block, highlight_lines)]
+    blocks = source_blocks(text)
+    judged = judge(blocks, [highlight_cost(block) for block in blocks])
+    return [line for block, cheap in judged
+            for line in (_highlighted.get_or_compute(block, highlight_lines) if cheap
+                         else plain_lines(block))]
+
+
+def plain_lines(text: str) -> tuple[Markup, ...]:
+    """`text` escaped, one HTML string per line, as many lines as `highlight_lines` gives."""
+    if "\r" in text or any(char in text for char in "\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+        return tuple(escape(line) for line in text.splitlines()) or (Markup(""),)
+    # Escaped at once and split on newlines, as `splitlines` would: much faster a line.
+    lines = escape(text).split("\n")
+    if lines[-1] == "" and len(lines) > 1:
+        lines.pop()
+    return tuple(lines)
 
 
 def highlight_json(value: Any) -> Markup:

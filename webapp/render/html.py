@@ -11,11 +11,12 @@ import threading
 
 import markdown
 import nh3
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from webapp.lru import LRU
 
 from .blocks import CACHE_CHARS, markdown_blocks
+from .guard import judge, markdown_cost
 from .highlight import HIGHLIGHT_CLASS
 
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "codehilite", "sane_lists"]
@@ -92,8 +93,27 @@ _CODE_END = "</code></pre></div>"
 def markdown_to_html(text: str) -> Markup:
     """Render markdown (fenced code, tables, pygments highlighting) to sanitized HTML.
 
-    Rendered a block at a time (see `webapp.render.blocks`), each block's HTML cached.
+    Rendered a block at a time (see `webapp.render.blocks`), each block's HTML cached; a
+    block the guard judges too costly (`webapp.render.guard`) is shown as plain text.
     """
-    parts = [_rendered.get_or_compute(block, convert) for block in markdown_blocks(text)]
+    blocks = markdown_blocks(text)
+    costs = [_costs.get_or_compute(block, markdown_cost) for block in blocks]
+    parts = [_rendered.get_or_compute(block, convert) if cheap else plain_html(block)
+             for block, cheap in judge(blocks, costs)]
     return Markup("\n".join([html + "\n" if html.endswith(_CODE_END) else html
                               for html in parts[:-1]] + parts[-1:]))
+
+
+#: What is shown before a block rendered as plain text.
+NOTICE = "Shown as plain text: too costly to render as markdown."
+
+
+def plain_html(block: str) -> str:
+    """`block` escaped in a `<pre>`, after the notice: exactly its text, no markup."""
+    return f'<p><em>{NOTICE}</em></p>\n<pre><code>{escape(block)}</code></pre>'
+
+
+#: Each block's estimated cost, keyed by its text (the estimate is a pure function of it);
+#: weighed by the block's characters, at most `CACHE_CHARS`.
+_costs: LRU[str, float] = LRU("markdown block costs", CACHE_CHARS,
+                              weight=lambda text, cost: len(text))
