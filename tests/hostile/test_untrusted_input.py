@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from webapp import skillmd
 from webapp.pipeline import (
@@ -106,3 +108,41 @@ def test_the_cli_answers_a_deep_bundle_with_one_line(tmp_path):
         assert "Traceback" not in result.stderr and "nested more than" in result.stderr
     with pytest.raises(BundleError):
         load_bundle(path)
+
+
+# Nested values of any depth up to well past the limit: lists and mappings of scalars.
+nested = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                      lambda inner: st.lists(inner, max_size=2)
+                      | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+                      max_leaves=150)
+
+
+def depth(value) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    return 0
+
+
+@given(st.integers(min_value=1, max_value=3 * MAX_DEPTH), nested)
+def test_nested_json_parses_or_is_refused_by_depth(levels, leaf):
+    value = leaf
+    for _ in range(levels):
+        value = [value]
+    text = json.dumps(value)
+    if depth(value) <= MAX_DEPTH:
+        assert parse_json(text) == value
+    else:
+        with pytest.raises(BundleError):
+            parse_json(text)
+
+
+@given(st.integers(min_value=1, max_value=3 * MAX_DEPTH), nested)
+def test_nested_yaml_args_never_make_assembly_raise(levels, leaf):
+    value = leaf
+    for _ in range(levels):
+        value = [value]
+    template = "- section: a\n  tool: x\n  args: " + json.dumps(value) + "\n"
+    context = assemble(workspace("Body\n---template---\n" + template))
+    assert context.document.startswith("system:\n# A")
