@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp import models
-from webapp.pipeline import DEFAULT_HISTORY_LABELS
+from webapp.pipeline import DEFAULT_HISTORY_LABELS, excerpt
 
 from . import rules
 from .errors import AlreadyExists, NotFound
@@ -31,14 +31,16 @@ def get_agent(session: Session, agent: AgentRef) -> models.Agent:
     if isinstance(agent, int):
         row = session.get(models.Agent, agent)
     else:
-        row = session.scalar(rows(models.Agent).where(models.Agent.name == agent))
+        row = find_agent(session, agent)
     if row is None:
-        raise NotFound(f"no agent {agent!r}")
+        raise NotFound(f"no agent {excerpt(agent)}")
     return row
 
 
 def find_agent(session: Session, name: str) -> models.Agent | None:
     """The agent named `name`, or None."""
+    if not rules.can_be_stored(name):
+        return None
     return session.scalar(rows(models.Agent).where(models.Agent.name == name))
 
 

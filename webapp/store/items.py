@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from webapp import models
-from webapp.pipeline import HistoryEntry, ToolResult
+from webapp.pipeline import HistoryEntry, ToolResult, excerpt
 
 from . import rules
 from .agents import AgentRef, get_agent
@@ -84,9 +84,10 @@ def get_item(session: Session, kind: Kind, agent: AgentRef, name: str) -> Any:
     """The agent's row of `kind` named `name`; raises `NotFound`."""
     agent_row = get_agent(session, agent)
     row = session.scalar(rows(kind.model).where(kind.model.agent_id == agent_row.id,
-                                                 kind.model.name == name))
+                                                 kind.model.name == name)) if (
+        rules.can_be_stored(name)) else None
     if row is None:
-        raise NotFound(f"no {kind.label} {name!r}")
+        raise NotFound(f"no {kind.label} {excerpt(name)}")
     return row
 
 
@@ -95,6 +96,8 @@ def _validated(kind: Kind, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _name_taken(session: Session, kind: Kind, agent_id: int, name: str) -> bool:
+    if not rules.can_be_stored(name):
+        return False
     return session.scalar(select(kind.model.id).where(kind.model.agent_id == agent_id,
                                                       kind.model.name == name)) is not None
 

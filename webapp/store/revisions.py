@@ -6,6 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp import models
+from webapp.pipeline import excerpt
 
 from .agents import AgentRef
 from .convert import skill_fields
@@ -29,7 +30,7 @@ def get_revision(session: Session, agent: AgentRef, d_tag: str, version: int
     revision = session.scalar(select(models.SkillRevision).where(
         models.SkillRevision.skill_id == row.id, models.SkillRevision.version == version))
     if revision is None:
-        raise NotFound(f"skill {d_tag!r} has no version {version}")
+        raise NotFound(f"skill {excerpt(d_tag)} has no version {version}")
     return revision
 
 

@@ -145,6 +145,12 @@ def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
     return (None, problem) if problem else (value, None)
 
 
+def can_be_stored(text: str) -> bool:
+    """Whether a name could be in the database at all: one with a NUL cannot (PostgreSQL
+    refuses even to compare with it), so looking it up finds nothing without asking."""
+    return "\x00" not in text
+
+
 def normalize_text(text: str) -> str:
     """`text` with LF line ends: CRLF and a lone CR become LF (the one line-end rule)."""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from webapp import models, pipeline
 from webapp.models import utcnow
-from webapp.pipeline import Skill, rename_placeholders
+from webapp.pipeline import Skill, excerpt, rename_placeholders
 
 from . import rules
 from .agents import AgentRef, get_agent
@@ -53,13 +53,15 @@ def get_skill(session: Session, agent: AgentRef, d_tag: str, *,
     row = find_skill(session, agent, d_tag)
     if row is None or (row.deleted_at is not None and not include_deleted):
         where = " (it is in the trash)" if row is not None else ""
-        raise NotFound(f"no skill {d_tag!r}{where}")
+        raise NotFound(f"no skill {excerpt(d_tag)}{where}")
     return row
 
 
 def find_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | None:
     """The skill with this `d_tag`, live or in the trash, or None."""
     agent_row = get_agent(session, agent)
+    if not rules.can_be_stored(d_tag):
+        return None
     return session.scalar(rows(models.Skill).where(
         models.Skill.agent_id == agent_row.id, models.Skill.d_tag == d_tag))
 
@@ -189,7 +191,7 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
         d_tag, expected_version = new_d_tag, renamed.skill.version
     row = find_skill(session, agent, d_tag)
     if row is None:
-        raise NotFound(f"no skill {d_tag!r}")
+        raise NotFound(f"no skill {excerpt(d_tag)}")
     fields = _skill_input(
         d_tag, content, row.name if name is None else name, row.layer if layer is None else layer,
         row.triggers if triggers is None else submitted["triggers"],
@@ -303,7 +305,7 @@ def restore_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill
     """Take a skill out of the trash, at the place in the adoption order it had."""
     row = find_skill(session, agent, d_tag)
     if row is None or row.deleted_at is None:
-        raise NotFound(f"no skill {d_tag!r} in the trash")
+        raise NotFound(f"no skill {excerpt(d_tag)} in the trash")
     row.deleted_at = None
     session.flush()
     return row
