@@ -126,10 +126,11 @@ def splice(text: str, origin: Origin, replacements: Iterable[Replacement], out: 
 
     The first replacement line joins the text before the span and the last one the text
     after it; the lines in between stand alone. A line keeps `origin` unless it begins
-    with a replacement, whose origin it then takes. `literal` maps the text between the
-    spans (the unescaping of `\\{{`); `check(lines, starts_line)` sees each non-empty
-    replacement before it is spliced in. `replacements` may be a generator: it is read
-    one replacement at a time, in order.
+    with a replacement (after indentation at most), whose origin it then takes: a fence
+    or underline a value puts after the author's indentation is still the value's.
+    `literal` maps the text between the spans (the unescaping of `\\{{`);
+    `check(lines, starts_line)` sees each non-empty replacement before it is spliced in.
+    `replacements` may be a generator: it is read one replacement at a time, in order.
     """
     current, current_origin, pos = "", origin, 0
     for start, end, lines in replacements:
@@ -139,7 +140,7 @@ def splice(text: str, origin: Origin, replacements: Iterable[Replacement], out: 
             continue
         if check is not None:
             check(lines, current == "")
-        if current == "":
+        if not current.strip(" \t"):  # indentation alone: the line is the value's
             current_origin = lines[0][1]
         if len(lines) == 1:
             current += lines[0][0]

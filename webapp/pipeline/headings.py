@@ -66,7 +66,7 @@ def bump_headings(
     lines: Sequence[tuple[str, T]],
     on_clamp: Callable[[T], None] | None = None,
     is_data: Callable[[T], bool] | None = None,
-    on_open_fence: Callable[[T], None] | None = None,
+    on_data_fence: Callable[[T, bool], None] | None = None,
 ) -> list[tuple[str, T]]:
     """Bump every heading of `lines` one level; each line carries a tag (its origin).
 
@@ -74,9 +74,11 @@ def bump_headings(
     first line's tag. `on_clamp` is called with the tag of each level-6 heading.
 
     Lines whose tag `is_data` (text a variable or tool put there) cannot change how the
-    author's own lines are read: a fence a value opens ends with the value (and
-    `on_open_fence` is called with the tag of its opening line), and a value's `===` or
-    `---` underlines nothing.
+    author's own lines are read: a fence a value opens ends with the value
+    (`on_data_fence(tag of its opening line, False)` is called), a value's fence line
+    cannot close a fence the author opened (`on_data_fence(its tag, True)`: the author's
+    lines stay code up to the author's own closing fence), and a value's `===` or `---`
+    underlines nothing.
     """
     out: list[tuple[str, T]] = []
     fence = FenceTracker()
@@ -86,8 +88,11 @@ def bump_headings(
     for item in lines:
         text = item[0]
         first = text[:1]
-        if fence.char:
-            fence.feed(text)
+        if fence.char:  # inside the author's fence: only the author's lines can close it
+            if is_data is None or not is_data(item[1]):
+                fence.feed(text)
+            elif on_data_fence is not None and fence.closes(text):
+                on_data_fence(item[1], True)
             out.append(item)
             continue
         if data_fence.char:
@@ -95,8 +100,8 @@ def bump_headings(
                 data_fence.feed(text)
                 out.append(item)
                 continue
-            if on_open_fence is not None:  # an author line: the value's fence ends here
-                on_open_fence(data_opened)  # type: ignore[arg-type]
+            if on_data_fence is not None:  # an author line: the value's fence ends here
+                on_data_fence(data_opened, False)  # type: ignore[arg-type]
             data_fence = FenceTracker()
         # Fast paths first: most lines are prose, list items or ATX headings.
         if first.isalpha():
@@ -145,6 +150,6 @@ def bump_headings(
         elif not (paragraph_start >= 0 and text.startswith("    ")):  # indented: continuation
             paragraph_start = -1
         out.append(item)
-    if data_fence.char and on_open_fence is not None:
-        on_open_fence(data_opened)  # type: ignore[arg-type]
+    if data_fence.char and on_data_fence is not None:
+        on_data_fence(data_opened, False)  # type: ignore[arg-type]
     return out

@@ -42,11 +42,8 @@ class FenceTracker:
     def feed(self, line: str) -> bool:
         """Account for `line`; return True if it is a fence line or inside a fence."""
         if self.char:
-            stripped = line.lstrip(" ")
-            if len(line) - len(stripped) <= 3 and stripped.startswith(self.char * self.length):
-                run = len(stripped) - len(stripped.lstrip(self.char))
-                if run >= self.length and not stripped[run:].strip():
-                    self.char = ""
+            if self.closes(line):
+                self.char = ""
             return True
         first = line[:1]
         if first not in "`~ " or not line:
@@ -62,3 +59,12 @@ class FenceTracker:
             return False  # a backtick fence's info string may not contain backticks
         self.char, self.length = char, run
         return True
+
+    def closes(self, line: str) -> bool:
+        """Whether `line` would close the open fence (without accounting for it)."""
+        if not self.char:
+            return False
+        stripped = line.lstrip(" ")
+        run = len(stripped) - len(stripped.lstrip(self.char))
+        return (len(line) - len(stripped) <= 3 and run >= self.length
+                and not stripped[run:].strip())

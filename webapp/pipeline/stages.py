@@ -191,13 +191,24 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
         skill.diag("warning", "heading-clamped",
                    "a level-6 heading cannot be bumped further and stays level 6", origin)
 
-    def open_fence(origin: Origin) -> None:
+    warned: set[tuple[Origin, bool]] = set()
+
+    def data_fence(origin: Origin, closes_authors: bool) -> None:
+        if (origin, closes_authors) in warned:  # once per value, however many fence lines
+            return
+        warned.add((origin, closes_authors))
+        if closes_authors:
+            skill.diag("warning", "fence-in-data",
+                       f"`{origin.name}` holds a line that closes the code fence the author "
+                       f"opened; the author's lines stay code up to the author's own closing "
+                       f"fence", origin)
+            return
         skill.diag("warning", "fence-in-data",
                    f"`{origin.name}` opened a code fence it does not close; it ends with the "
                    f"value, and the author's lines after it are read as written", origin)
 
     return Block(block.role, block.skill,
-                 bump_headings(block.lines, clamp, _is_data, open_fence))
+                 bump_headings(block.lines, clamp, _is_data, data_fence))
 
 
 def _is_data(origin: Origin) -> bool:
