@@ -56,12 +56,18 @@ def format_log_entry(document: str, *, agent: str, scenario: str | None, trigger
     stamp = (time or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     problems = ", ".join(f"{counts.get(k, 0)} {k}{'s' * (counts.get(k, 0) != 1)}"
                          for k in ("error", "warning", "info"))
-    layout = " ".join(f"{quote(m['role'], safe=_SAFE)}:{m['content'].count(chr(10)) + 1}"
+    layout = " ".join(f"{_encode(m['role'])}:{m['content'].count(chr(10)) + 1}"
                       for m in messages)
-    fields = [stamp, f"agent {quote(agent, safe=_SAFE)}",
-              f"scenario {quote(scenario, safe=_SAFE) if scenario else '(ad hoc)'}",
-              f"trigger {quote(trigger, safe=_SAFE)}", problems, f"messages {layout}"]
+    fields = [stamp, f"agent {_encode(agent)}",
+              f"scenario {_encode(scenario) if scenario else '(ad hoc)'}",
+              f"trigger {_encode(trigger)}", problems, f"messages {layout}"]
     return f"{_PREFIX}{_SEP.join(fields)}{_SUFFIX}\n{document}"
+
+
+def _encode(value: str) -> str:
+    """`value` percent-encoded but for `_SAFE`; `quote` always keeps `-`, encoded here too
+    so that a value cannot hold the `--` of a comment's end."""
+    return quote(value, safe=_SAFE).replace("-", "%2D")
 
 
 class LogFormatError(ValueError):
