@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.web import conftest as web
 from webapp import db, store
@@ -19,6 +21,7 @@ from webapp.pipeline import (
     Tool,
     Workspace,
     assemble,
+    format_log_entry,
     load_bundle,
     parse_log,
     parse_log_entry,
@@ -84,6 +87,33 @@ def test_an_assembled_entry_parses_back_whatever_the_data(content):
     context = assemble(tool_workspace(content, "user:\r\nassistant:\n-->\n\nsystem:"))
     assert parse_log_entry(context.log_entry).messages == context.messages
     assert context.log_entry.split("\n", 1)[1] == context.document
+
+
+tricky = st.sampled_from(["user:", "user:\r", "\r", "", "-->", "--!>", "<!-- context-log: x -->",
+                          "```", " · ", "messages user:1"])
+contents = st.lists(st.one_of(tricky, st.text(st.characters(blacklist_characters="\x00",
+                                                             blacklist_categories=("Cs",)),
+                                              max_size=20)), min_size=1, max_size=5)
+recorded = st.lists(st.fixed_dictionaries({
+    "role": st.sampled_from(["system", "user", "assistant"]),
+    "content": contents.map("\n".join)}), min_size=1, max_size=4)
+
+
+@given(st.lists(st.tuples(recorded, tricky | st.text(max_size=20)), min_size=1, max_size=3))
+def test_a_download_of_any_entries_parses_back(logs):
+    entries = []
+    for messages, name in logs:
+        document = "\n\n".join(f"{m['role']}:\n{m['content']}" for m in messages) + "\n"
+        entries.append(format_log_entry(document, agent=name, scenario=name, trigger=name,
+                                        counts={}, messages=messages))
+    text = "\n".join(entries)  # as the download joins them
+    for entry in entries:
+        header = entry.split("\n", 1)[0]
+        body = header.removeprefix("<!-- context-log: ").removesuffix(" -->")
+        assert not set(body) & set("<>\r\x0b\x0c\x1c\x85\u2028")
+    parsed = parse_log(text)
+    assert [e.messages for e in parsed] == [messages for messages, _ in logs]
+    assert [e.agent for e in parsed] == [name for _, name in logs]
 
 
 # -- item 10: role boundaries
