@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from webapp.pipeline import BundleError, Workspace, assemble, json_to_markdown, load_bundle
+from webapp.pipeline import (
+    BundleError,
+    Workspace,
+    assemble,
+    dumps_json,
+    json_to_markdown,
+    load_bundle,
+)
 
 FORMATS = ("markdown", "messages", "json", "log")
 
@@ -69,9 +75,9 @@ def assemble_cmd(bundle, agent, scenario, trigger, message, fmt, database_url) -
     if fmt == "markdown":
         click.echo(context.document, nl=False)
     elif fmt == "messages":
-        click.echo(json.dumps(context.messages, indent=2, ensure_ascii=False))
+        click.echo(dumps_json(context.messages, indent=2))
     elif fmt == "json":
-        click.echo(json.dumps(context.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(dumps_json(context.to_dict(), indent=2))
     else:
         click.echo(context.log_entry, nl=False)
     for diagnostic in context.diagnostics:

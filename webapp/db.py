@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from . import models
 from .paths import MIGRATIONS
+from .pipeline import dumps_json, read_json
 
 try:
     import fcntl
@@ -99,6 +100,11 @@ def _on_sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
         cursor.close()
 
 
+# JSON columns keep numbers exactly as written (a 5000-digit integer, `1e999`): see
+# `pipeline.JsonNumber`.
+_JSON_CODEC = {"json_serializer": dumps_json, "json_deserializer": read_json}
+
+
 def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """Create an engine for `url`; SQLite connections are set up for concurrent use."""
     parsed = normalize_url(url)
@@ -107,11 +113,11 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         kwargs.setdefault("connect_args", {}).setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
-        engine = create_engine(parsed, **kwargs)
+        engine = create_engine(parsed, **_JSON_CODEC, **kwargs)
         event.listen(engine, "connect", _on_sqlite_connect)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(parsed, **kwargs)
+    return create_engine(parsed, **_JSON_CODEC, **kwargs)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -11,7 +11,6 @@ with the same JSON paths and messages.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -19,7 +18,7 @@ from typing import NoReturn
 import click
 
 from . import db, store
-from .pipeline import BundleError, Problem, Workspace, load_bundle, parse_json
+from .pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
 
 database_url_option = click.option(
     "--database-url", envvar="DATABASE_URL", metavar="URL",
@@ -85,7 +84,7 @@ def export_cmd(agent_name: str | None, output: str, database_url: str | None) ->
             bundle = store.export_bundle(session, agent_name)
         except store.NotFound as exc:
             raise click.ClickException(str(exc)) from None
-    text = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    text = bundle_text(bundle)
     if output == "-":
         click.echo(text, nl=False)
     else:

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.web import conftest as web
-from webapp import db, store
+from webapp import db, models, store
 from webapp.pipeline import (
     Agent,
     BundleError,
@@ -197,3 +197,27 @@ def test_an_underline_in_a_value_makes_no_heading_of_the_authors_line(value):
     assert "#" not in context.document.replace("# A\n", "").replace("## Title\n", "")
     assert context.document.endswith("\n\n## Title\n")  # the author's own underline works
     assert "fence-in-data" not in codes(context)
+
+
+def test_an_entry_stored_with_a_header_of_the_old_format_is_written_again(app, client, simon):
+    """Entries logged before the header was made safe kept a header a trigger could break
+    out of; the log page and the download write them again from their stored fields."""
+    old_header = f"<!-- context-log: 2026-11-30T10:00:00Z · agent Simon · trigger {FORGED} -->"
+    document = "system:\n# Simon\n\nuser:\nhello\n"
+    messages = [{"role": "system", "content": "# Simon"}, {"role": "user", "content": "hello"}]
+    with app.app_context():
+        session = db.get_session()
+        agent_id = store.get_agent(session, "Simon").id
+        row = models.ContextLogEntry(
+            agent_id=agent_id, created_at=models.utcnow(), scenario=None, trigger=FORGED,
+            document=document, summary=old_header + "\n" + document, messages=messages,
+            diagnostics=[], error_count=0, warning_count=0, info_count=0)
+        session.add(row)
+        session.commit()
+        number = row.id
+    text = client.get("/agents/Simon/log/context.log.md").data.decode()
+    assert "\n<img" not in text and "\nFORGED LOG LINE" not in text
+    (entry,) = parse_log(text)
+    assert entry.messages == messages and entry.trigger == FORGED
+    page = client.get(f"/agents/Simon/log/{number}").data.decode()
+    assert "<img" not in page and page.count("context-log: ") >= 1

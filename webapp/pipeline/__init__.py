@@ -31,12 +31,12 @@ from .bundle import (
     load_bundle,
     parse_json,
 )
-from .dump import dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
+from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
-from .untrusted import MAX_DEPTH, excerpt, load_yaml, loads_json
+from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
 from .workspace import (
     BUILTIN_ALIASES,
     BUILTIN_TOOLS,
@@ -92,17 +92,21 @@ __all__ = [
     "call_binding",
     "canonical_tool",
     "check_item",
+    "bundle_text",
     "dump_bundle",
     "excerpt",
     "dump_scenario",
     "dump_skill",
     "dump_tool",
     "dump_variable",
+    "dumps_json",
     "format_log_entry",
     "item_field",
     "json_to_markdown",
     "load_yaml",
     "loads_json",
+    "read_json",
+    "JsonNumber",
     "load_bundle",
     "parse_json",
     "parse_log",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .untrusted import excerpt, loads_json
+from .untrusted import JsonNumber, excerpt, loads_json
 from .workspace import (
     BUNDLE_FORMAT,
     DEFAULT_HISTORY_LABELS,
@@ -122,7 +122,7 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, JsonNumber)):
         return "number"
     if isinstance(value, str):
         return "string"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .untrusted import dumps_json
 from .workspace import BUNDLE_FORMAT, Scenario, Skill, Tool, Variable, Workspace
 
 
@@ -28,6 +29,12 @@ def dump_bundle(workspace: Workspace) -> dict[str, Any]:
         "variables": [dump_variable(v) for v in workspace.variables],
         "scenarios": [dump_scenario(sc) for sc in workspace.scenarios],
     }
+
+
+def bundle_text(bundle: dict[str, Any]) -> str:
+    """A bundle dict as the text of a bundle file: 2-space indented JSON, non-ASCII kept,
+    numbers exactly as they were written, ending with a newline."""
+    return dumps_json(bundle, indent=2) + "\n"
 
 
 def dump_skill(s: Skill) -> dict[str, Any]:

@@ -13,13 +13,13 @@ whitespace), never raises (a value of the wrong shape degrades to rule 1 output 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .json_markdown import json_to_markdown
+from .untrusted import dumps_json, loads_json
 from .workspace import DEFAULT_HISTORY_LABELS
 
 __all__ = [
@@ -96,8 +96,8 @@ def coerce_json(value: Any) -> Any:
     if value[start:start + 1] not in ("{", "["):
         return value
     try:
-        return json.loads(value)
-    except (ValueError, RecursionError):
+        return loads_json(value)
+    except ValueError:
         return value
 
 
@@ -113,10 +113,10 @@ def _chomp(text: str) -> str:
 
 
 def _dumps(value: Any, **options: Any) -> str | None:
-    """`json.dumps(value, ensure_ascii=False, ...)`, or None for a value JSON cannot hold
-    (a cycle, an integer beyond Python's digit limit, nesting deeper than the stack)."""
+    """`dumps_json(value, ...)`, or None for a value JSON cannot hold (a cycle, an integer
+    beyond Python's digit limit, nesting deeper than the stack)."""
     try:
-        return json.dumps(value, ensure_ascii=False, default=str, **options)
+        return dumps_json(value, default=str, **options)
     except (ValueError, TypeError, RecursionError):
         return None
 

@@ -18,6 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .untrusted import JsonNumber
+
 __all__ = ["json_to_markdown"]
 
 #: What JSON text can start with after its leading whitespace; anything else is not
@@ -244,6 +246,8 @@ def _plain(value: Any) -> Any:
         return _int_text(value)
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, JsonNumber):
+        return value.text
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, Mapping):

@@ -1,5 +1,5 @@
-"""Reading untrusted text at bounded cost: YAML without aliases, JSON of bounded depth,
-and short excerpts of user values for messages.
+"""Reading untrusted text at bounded cost: YAML without aliases, JSON of bounded depth
+whose numbers stay exactly as written, and short excerpts of user values for messages.
 
 Skills, tool results and SKILL.md files come from other people and other agents. A few
 hundred bytes of YAML aliases expand to gigabytes, deep nesting exhausts the stack, and a
@@ -10,8 +10,10 @@ the app goes through this module, and every message quoting a user value uses `e
 from __future__ import annotations
 
 import json
+import math
 import re
 import reprlib
+import secrets
 from typing import Any
 
 import yaml
@@ -105,12 +107,72 @@ def json_depth_error(text: str) -> tuple[int, int] | None:
     return None
 
 
+class JsonNumber:
+    """A JSON number that Python's int or float cannot hold exactly, kept as its text.
+
+    An integer of more than `MAX_INT_DIGITS` digits (Python converts those in quadratic
+    time, and refuses above 4,300), a number beyond a float's range (`1e999`, which
+    `float` turns into infinity) and one too small for it (`1e-999`, which would become
+    0.0) are kept this way, so they are written back exactly as they were written.
+    Everything else is a plain int or float (a float keeps a double's 17 digits, as JSON
+    parsers do).
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JsonNumber) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+#: The longest integer read as a Python int; a longer one is a `JsonNumber`.
+MAX_INT_DIGITS = 4000
+
+
+def _read_int(text: str) -> int | JsonNumber:
+    return int(text) if len(text) <= MAX_INT_DIGITS else JsonNumber(text)
+
+
+def _read_float(text: str) -> float | JsonNumber:
+    number = float(text)
+    if not math.isfinite(number) or (number == 0 and _NONZERO_MANTISSA(text)):
+        return JsonNumber(text)  # past a float's range, or so small it would become 0.0
+    return number
+
+
+_NONZERO_MANTISSA = re.compile(r"-?[0.]*[1-9]").match
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(parse_int=_read_int, parse_float=_read_float,
+                            parse_constant=_refuse_constant)
+
+
+def read_json(text: str) -> Any:
+    """JSON this app wrote itself (the database's JSON columns) back into values, numbers
+    exactly as written (see `JsonNumber`). Untrusted text goes through `loads_json`."""
+    return _DECODER.decode(text)
+
+
 def loads_json(text: str) -> Any:
-    """`json.loads(text)` for untrusted text.
+    """`json.loads(text)` for untrusted text, numbers kept exactly (see `JsonNumber`).
 
     Raises:
-        json.JSONDecodeError: a syntax error, nesting deeper than `MAX_DEPTH`, or a number
-            Python will not convert (over 4,300 digits); `lineno` and `colno` say where.
+        json.JSONDecodeError: a syntax error, nesting deeper than `MAX_DEPTH`, or `NaN` /
+            `Infinity` (which are not JSON); `lineno` and `colno` say where.
     """
     where = json_depth_error(text)
     if where is not None:
@@ -118,13 +180,42 @@ def loads_json(text: str) -> Any:
         pos = _position(text, line, column)
         raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", text, pos)
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
     except json.JSONDecodeError:
         raise
-    except ValueError:
-        # Python refuses to convert an integer of more than 4,300 digits (its guard
-        # against quadratic conversion); such a number is refused, not cut.
-        raise json.JSONDecodeError("a number has more than 4,300 digits", text, 0) from None
+    except ValueError as exc:  # NaN or Infinity: the scanner has no position to give
+        raise json.JSONDecodeError(str(exc), text, 0) from None
+
+
+def dumps_json(value: Any, **options: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False, **options)`, writing each `JsonNumber` as the
+    number it was written as.
+
+    The json module has no hook for raw output, so each `JsonNumber` is first written as
+    a string holding a random token (through `default`, which costs nothing when there is
+    none), and the quoted tokens are then replaced by the numbers' text.
+
+    Raises:
+        TypeError, ValueError: a value JSON cannot hold, as `json.dumps` raises them.
+    """
+    numbers: list[str] = []
+    token = secrets.token_hex(8)
+
+    def default(obj: Any) -> Any:
+        if isinstance(obj, JsonNumber):
+            numbers.append(obj.text)
+            return f"{token}:{len(numbers) - 1}"
+        if user_default is not None:
+            return user_default(obj)
+        raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+    user_default = options.pop("default", None)
+    options.setdefault("ensure_ascii", False)
+    text = json.dumps(value, default=default, **options)
+    if not numbers:
+        return text
+    # A key is a str, never a JsonNumber, so every token sits where a value does.
+    return re.sub(f'"{token}:([0-9]+)"', lambda m: numbers[int(m[1])], text)
 
 
 def _position(text: str, line: int, column: int) -> int:

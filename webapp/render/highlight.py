@@ -16,6 +16,7 @@ from pygments.lexers import JsonLexer, MarkdownLexer
 from pygments.token import Text
 
 from webapp.lru import LRU
+from webapp.pipeline import dumps_json
 
 from .blocks import CACHE_CHARS, source_blocks
 from .guard import highlight_cost, judge
@@ -80,11 +81,11 @@ def highlight_json(value: Any) -> Markup:
     # whatever its characters, so long ones are lexed as short stand-ins and put back,
     # escaped as the formatter escapes text.
     long: dict[str, str] = {}
-    text = json.dumps(_stand_ins(value, long), indent=2, ensure_ascii=False)
+    text = dumps_json(_stand_ins(value, long), indent=2)
     if not long:
         return Markup(highlight(text, JsonLexer(), formatter))
     if text.count(_STAND_IN) != 2 * len(long):  # the value has the stand-ins' character
-        text = json.dumps(value, indent=2, ensure_ascii=False)
+        text = dumps_json(value, indent=2)
         return Markup(highlight(text, JsonLexer(), formatter))
     html = highlight(text, JsonLexer(), formatter)
     for stand_in, string in long.items():

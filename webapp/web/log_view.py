@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from webapp import models
-from webapp.pipeline import Diagnostic, format_log_entry
+from webapp.pipeline import Diagnostic, LogFormatError, format_log_entry, parse_log_entry
 from webapp.render import highlight_markdown_lines
 
 from .preview import MessageCard, message_card, problem_key
@@ -33,9 +33,24 @@ def entry_view(entry: models.ContextLogEntry, agent: str) -> EntryView:
                      highlight_markdown_lines(text), problems)
 
 
+def _parses(text: str) -> bool:
+    try:
+        parse_log_entry(text)
+    except LogFormatError:
+        return False
+    return True
+
+
 def entry_text(entry: models.ContextLogEntry, agent: str) -> str:
-    """The stored log-entry text; entries stored without one get it made from their fields."""
-    if entry.summary:
+    """The stored log-entry text, or one made from the entry's fields when none is stored
+    or the stored one is not in the current format.
+
+    Entries logged before the header was made safe hold a header that a trigger could
+    break out of (raw HTML, a forged `user:` line): such a text is never shown or
+    downloaded. Its document, messages and counts are stored apart, so the entry is
+    written again, exactly, in the format that parses back.
+    """
+    if entry.summary and _parses(entry.summary):
         return entry.summary
     counts = {"error": entry.error_count, "warning": entry.warning_count, "info": entry.info_count}
     return format_log_entry(entry.document, agent=agent, scenario=entry.scenario,

@@ -9,7 +9,6 @@ request bodies, problems and the stage trace. Templates only lay this out.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,15 @@ from flask import current_app, url_for
 from markupsafe import Markup
 
 from webapp.lru import LRU
-from webapp.pipeline import Context, Diagnostic, Skill, Workspace, assemble, dump_bundle
+from webapp.pipeline import (
+    Context,
+    Diagnostic,
+    Skill,
+    Workspace,
+    assemble,
+    dump_bundle,
+    dumps_json,
+)
 from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
@@ -76,7 +83,7 @@ class RequestBody:
     @property
     def text(self) -> str:
         """The body as indented JSON (the tab shows `html`, the same text highlighted)."""
-        return json.dumps(self.value, indent=2, ensure_ascii=False)
+        return dumps_json(self.value, indent=2)
 
 
 @dataclass
@@ -153,8 +160,8 @@ def run_key(workspace: Workspace, choice: Choice) -> tuple[Any, ...]:
     Skills are hashable as they are; tools, bindings and scenarios hold JSON values
     (dicts), so they are keyed by their canonical JSON, which is small next to the skills.
     """
-    rest = json.dumps([dump_bundle(dataclasses.replace(workspace, skills=()))],
-                      sort_keys=True, ensure_ascii=False, default=repr)
+    rest = dumps_json([dump_bundle(dataclasses.replace(workspace, skills=()))],
+                      sort_keys=True, default=repr)
     return workspace.skills, rest, choice
 
 

@@ -4,11 +4,10 @@ makes of each of its results."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.pipeline import Tool, ToolResult, Variable, Workspace, call_binding
+from webapp.pipeline import Tool, ToolResult, Variable, Workspace, call_binding, dumps_json
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .workspace import (
@@ -92,7 +91,7 @@ def outputs(workspace: Workspace, original: str | None, tool: Tool) -> list[Outp
     workspace = replace_in(workspace, "tools", original, draft)
     scenario = scenario_for(workspace, None)
     calls = [("Default result", None)] + [
-        (f"args {json.dumps(entry.args, ensure_ascii=False)}", entry.args)
+        (f"args {dumps_json(entry.args)}", entry.args)
         for entry in tool.results_by_args]
     result = []
     for label, args in calls:

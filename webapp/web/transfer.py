@@ -9,7 +9,6 @@ conversion itself is `webapp.skillmd`.
 
 from __future__ import annotations
 
-import json
 from io import BytesIO
 from typing import Any
 
@@ -23,6 +22,7 @@ from webapp.pipeline import (
     Problem,
     Skill,
     Workspace,
+    bundle_text,
     load_bundle,
     parse_json,
 )
@@ -67,7 +67,7 @@ def import_bundle() -> Response:
 def export_bundle(agent: str) -> Response:
     """The agent's workspace as a `skill-workspace/1` bundle file."""
     bundle = store.export_bundle(get_session(), agent)
-    data = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    data = bundle_text(bundle)
     return send_file(BytesIO(data.encode("utf-8")), mimetype="application/json",
                      as_attachment=True, download_name=download_name(f"{agent}{BUNDLE_SUFFIX}"))
 

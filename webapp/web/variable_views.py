@@ -4,7 +4,6 @@ typed) and what the binding gives for the scenario."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,7 @@ from webapp.pipeline import (
     Variable,
     Workspace,
     call_binding,
+    dumps_json,
     variable_uses,
 )
 from webapp.render import highlight_markdown_lines, markdown_to_html
@@ -62,7 +62,7 @@ def known_tools(workspace: Workspace) -> list[str]:
 def saved_form(variable: Variable) -> VariableForm:
     texts = {
         "name": variable.name, "tool": variable.tool,
-        "args": "" if variable.args is None else json.dumps(variable.args, ensure_ascii=False),
+        "args": "" if variable.args is None else dumps_json(variable.args),
         "result_field": variable.result_field, "path": variable.path or "",
         "format": variable.format or "",
         "limit": "" if variable.limit is None else str(variable.limit),

@@ -16,7 +16,6 @@ uses it is the store's (`rename_tool`, `rename_variable`).
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from webapp.pipeline import (
     dump_scenario,
     dump_tool,
     dump_variable,
+    dumps_json,
     item_field,
     parse_json,
 )
@@ -106,7 +106,7 @@ def json_field(data: Mapping[str, Any], name: str, errors: Errors, *, default: A
 
 def json_text(value: Any) -> str:
     """A JSON value as a form's textarea shows it: indented, non-ASCII kept."""
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return dumps_json(value, indent=2)
 
 
 def text_field(data: Mapping[str, Any], name: str, default: str = "") -> str:
