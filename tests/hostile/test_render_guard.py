@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html as html_entities
+import re
 import time
 from pathlib import Path
 
@@ -72,8 +73,16 @@ def test_many_costly_blocks_stay_within_the_text_budget():
     html = markdown_to_html(text)
     lines = highlight_markdown_lines(text)
     assert time.perf_counter() - start < 2 * SECONDS
-    assert render_html.NOTICE in html and html.startswith("<p>Text 0</p>")
+    assert html.startswith("<p>Text 0</p>")
+    # Past the text budget, the rest of the text is one plain block with one notice, and
+    # the Source view's lines are still exactly the text's.
+    assert html.count(render_html.NOTICE) == 1
+    rendered, rest = html.split(f"<p><em>{render_html.NOTICE}</em></p>\n<pre><code>")
+    assert rest.endswith("</code></pre>") and "<" not in rest.removesuffix("</code></pre>")
+    assert text.endswith(_unescaped(rest.removesuffix("</code></pre>")))
     assert len(lines) == len(text.splitlines())
+    assert "\n".join(_unescaped(re.sub("<[^>]*>", "", line)) for line in lines) \
+        == text.removesuffix("\n")
 
 
 def test_json_of_a_megabyte_is_quick():

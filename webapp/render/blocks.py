@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 
+from webapp.lru import LRU
+
 #: How many characters (of text and of HTML) each block cache may hold: a few large documents.
 CACHE_CHARS = 32_000_000
 
@@ -69,8 +71,7 @@ def _cuts(text: str, html: bool) -> list[int]:
     """The positions where `text` is cut, in order."""
     if _has(text, "]:") or any(char in text for char in _ONE_BLOCK):
         return []
-    brackets = _open_brackets(text)
-    fences, stop = _fences(text, _Spans(brackets))
+    brackets, fences, stop = _structure.get_or_compute(text, _structure_of)
     if html:
         stop = min(stop, _first_markup(text, _Spans(fences)))
     in_fence, in_brackets = _Spans(fences), _Spans(brackets)
@@ -85,6 +86,18 @@ def _cuts(text: str, html: bool) -> list[int]:
             continue  # a block of blank lines alone renders as nothing
         cuts.append(cut)
     return cuts
+
+
+def _structure_of(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """The open-bracket spans, the clean fences and where cutting stops (see `_fences`)."""
+    brackets = _open_brackets(text)
+    return brackets, *_fences(text, _Spans(brackets))
+
+
+#: The last few texts' structure: the preview cuts each text twice, for its HTML and for
+#: its highlighted source, and the structure is most of the cutting's cost.
+_structure: LRU[str, tuple[list[tuple[int, int]], list[tuple[int, int]], int]] = LRU(
+    "text structure for cutting", 8)
 
 
 def _fences(text: str, in_brackets: _Spans) -> tuple[list[tuple[int, int]], int]:

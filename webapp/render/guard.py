@@ -31,7 +31,7 @@ or past `TEXT_BUDGET` with the blocks before it, is shown escaped without highli
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 #: Microseconds per character a `[` scans (a 16 KB run of `[` took 14 s: 3.5e-7 s/step).
 BRACKET = 0.4
@@ -105,11 +105,20 @@ def highlight_cost(text: str) -> float:
     return len(_FENCE_LINE.findall(text)) * FENCE_SOURCE
 
 
-def judge(blocks: list[str], costs: list[float]) -> Iterator[tuple[str, bool]]:
+def judge(blocks: list[str], cost: Callable[[str], float]) -> Iterator[tuple[str, bool]]:
     """Each block, and whether it is cheap enough: within `BLOCK_BUDGET` alone and, with
-    the blocks judged cheap before it, within `TEXT_BUDGET`."""
+    the blocks judged cheap before it, within `TEXT_BUDGET`.
+
+    The first block past `TEXT_BUDGET` and all the blocks after it come as one block, not
+    cheap: nothing after it will be rendered, and tens of thousands of small blocks (a
+    megabyte of tiny fenced blocks) would each cost a cache lookup and an estimate.
+    """
     spent = 0.0
-    for block, cost in zip(blocks, costs, strict=True):
-        cheap = cost <= BLOCK_BUDGET and spent + cost <= TEXT_BUDGET
-        spent += cost if cheap else 0
+    for i, block in enumerate(blocks):
+        estimate = cost(block)
+        if estimate <= BLOCK_BUDGET and spent + estimate > TEXT_BUDGET:
+            yield "".join(blocks[i:]), False
+            return
+        cheap = estimate <= BLOCK_BUDGET
+        spent += estimate if cheap else 0
         yield block, cheap

@@ -26,6 +26,12 @@ HIGHLIGHT_CLASS = "highlight"
 PYGMENTS_STYLE = "default"
 
 
+# Made once: a formatter builds its style table when made (half a millisecond, more than a
+# small block takes to highlight), and neither keeps any state between texts.
+_MARKDOWN_LEXER = MarkdownLexer(stripnl=False, ensurenl=True)
+_LINE_FORMATTER = HtmlFormatter(nowrap=True)
+
+
 def highlight_lines(text: str) -> tuple[Markup, ...]:
     """`text` highlighted as markdown in one pass, one HTML string per line of `text`.
 
@@ -34,7 +40,7 @@ def highlight_lines(text: str) -> tuple[Markup, ...]:
     """
     if not text:
         return ()
-    html = highlight(text, MarkdownLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True))
+    html = highlight(text, _MARKDOWN_LEXER, _LINE_FORMATTER)
     lines = html.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -57,7 +63,7 @@ def highlight_markdown_lines(text: str) -> list[Markup]:
     a block too long to highlight (`webapp.render.guard`) is shown escaped, line by line.
     """
     blocks = source_blocks(text)
-    judged = judge(blocks, [highlight_cost(block) for block in blocks])
+    judged = judge(blocks, highlight_cost)
     return [line for block, cheap in judged
             for line in (_highlighted.get_or_compute(block, highlight_lines) if cheap
                          else plain_lines(block))]
@@ -68,7 +74,7 @@ def plain_lines(text: str) -> tuple[Markup, ...]:
     if "\r" in text or any(char in text for char in "\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
         return tuple(escape(line) for line in text.splitlines()) or (Markup(""),)
     # Escaped at once and split on newlines, as `splitlines` would: much faster a line.
-    lines = escape(text).split("\n")
+    lines = [Markup(line) for line in str(escape(text)).split("\n")]
     if lines[-1] == "" and len(lines) > 1:
         lines.pop()
     return tuple(lines)

@@ -97,9 +97,8 @@ def markdown_to_html(text: str) -> Markup:
     block the guard judges too costly (`webapp.render.guard`) is shown as plain text.
     """
     blocks = markdown_blocks(text)
-    costs = [_costs.get_or_compute(block, markdown_cost) for block in blocks]
     parts = [_rendered.get_or_compute(block, convert) if cheap else plain_html(block)
-             for block, cheap in judge(blocks, costs)]
+             for block, cheap in judge(blocks, _cost)]
     return Markup("\n".join([html + "\n" if html.endswith(_CODE_END) else html
                               for html in parts[:-1]] + parts[-1:]))
 
@@ -111,6 +110,10 @@ NOTICE = "Shown as plain text: too costly to render as markdown."
 def plain_html(block: str) -> str:
     """`block` escaped in a `<pre>`, after the notice: exactly its text, no markup."""
     return f'<p><em>{NOTICE}</em></p>\n<pre><code>{escape(block)}</code></pre>'
+
+
+def _cost(block: str) -> float:
+    return _costs.get_or_compute(block, markdown_cost)
 
 
 #: Each block's estimated cost, keyed by its text (the estimate is a pure function of it);
