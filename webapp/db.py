@@ -13,6 +13,7 @@ preview is reading waits its turn instead of failing with "database is locked".
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from . import models
 from .paths import MIGRATIONS
-from .pipeline import dumps_json, read_json
+from .pipeline import JsonNumber, dumps_json, read_json
 
 try:
     import fcntl
@@ -105,6 +106,32 @@ def _on_sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
 _JSON_CODEC = {"json_serializer": dumps_json, "json_deserializer": read_json}
 
 
+def _sqlite_json(value: Any) -> str | bytes:
+    """JSON text for an SQLite JSON column, where a bare number is bound as bytes.
+
+    SQLite gives a column declared `JSON` numeric affinity: text that reads as a number
+    is stored as an INTEGER or a REAL, so `1.50` came back as 1.5 and a 20-digit integer
+    lost its last digits. A BLOB is stored as it is, and only a bare number is at risk.
+    """
+    text = dumps_json(value)
+    number = isinstance(value, (int, float, JsonNumber)) and not isinstance(value, bool)
+    return text.encode("utf-8") if number else text
+
+
+def _sqlite_read(value: Any) -> Any:
+    """A value of an SQLite JSON column: text or bytes of JSON, or a number that an
+    earlier version let SQLite's affinity convert (kept as it is; one that became
+    infinite is written as `1e999`, its sign kept, so it is still JSON)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return JsonNumber("-1e999" if value < 0 else "1e999")
+    if isinstance(value, (int, float)):
+        return value
+    return read_json(value)  # text, or bytes
+
+
+_SQLITE_JSON_CODEC = {"json_serializer": _sqlite_json, "json_deserializer": _sqlite_read}
+
+
 def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """Create an engine for `url`; SQLite connections are set up for concurrent use."""
     parsed = normalize_url(url)
@@ -113,7 +140,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         kwargs.setdefault("connect_args", {}).setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
-        engine = create_engine(parsed, **_JSON_CODEC, **kwargs)
+        engine = create_engine(parsed, **_SQLITE_JSON_CODEC, **kwargs)
         event.listen(engine, "connect", _on_sqlite_connect)
         return engine
     kwargs.setdefault("pool_pre_ping", True)

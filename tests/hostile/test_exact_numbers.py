@@ -9,6 +9,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import text as text_sql
 
 from tests.web import conftest as web
 from webapp import db, store
@@ -104,6 +105,34 @@ def test_the_database_keeps_them(session):
     assert event == {"kind": JsonNumber(LONG), "at": JsonNumber(HUGE_FLOAT)}
     exported = json.dumps(store.export_bundle(session, "numbers"), default=str)
     assert exported.count(LONG) == 2
+
+
+@pytest.mark.parametrize("text", ["12345678901234567890", "-9223372036854775809", LONG,
+                                  HUGE_FLOAT, "0.1", "7"],
+                         ids=["20 digits", "below int64", "5000 digits", "1e999", "0.1", "7"])
+def test_a_bare_number_is_kept_by_the_database(session, text):
+    """SQLite gives a JSON column numeric affinity, which turned a bare number into a REAL
+    (a 20-digit integer lost digits, 5000 nines became infinity): it is stored as it is."""
+    store.create_agent(session, "bare")
+    store.create_tool(session, "bare", "n", result=parse_json(text))
+    session.expire_all()
+    assert dumps_json(store.get_tool(session, "bare", "n").result) == text
+
+
+def test_a_number_sqlite_already_converted_still_reads(session):
+    """Rows written before bare numbers were bound as bytes hold a REAL; one that became
+    infinite reads as 1e999, so the export is still JSON."""
+    if session.get_bind().dialect.name != "sqlite":
+        pytest.skip("SQLite's column affinity")
+    store.create_agent(session, "legacy")
+    store.create_tool(session, "legacy", "inf", result=1)
+    store.create_tool(session, "legacy", "real", result=1)
+    session.execute(text_sql("UPDATE tools SET result = 1e999 WHERE name = 'inf'"))
+    session.execute(text_sql("UPDATE tools SET result = 1.5 WHERE name = 'real'"))
+    session.commit()
+    session.expire_all()
+    assert store.get_tool(session, "legacy", "inf").result == JsonNumber("1e999")
+    assert store.get_tool(session, "legacy", "real").result == 1.5
 
 
 def test_a_tool_form_saves_shows_and_exports_them(client, simon, csrf, app):

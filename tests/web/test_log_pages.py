@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from webapp import db, store
-from webapp.pipeline import Context, Diagnostic, assemble, load_bundle
+from webapp.pipeline import Context, Diagnostic, assemble, format_log_entry, load_bundle, parse_log
 
 from .conftest import HTMX, executable_markup, fragment_root, is_page
 from .test_security import CORPUS, xss_bundle
@@ -16,11 +18,21 @@ LOG = "/agents/Simon/log"
 def make_context(document: str, *, scenario: str | None = "admin asks about mentions",
                  trigger: str = "dm", diagnostics: tuple[Diagnostic, ...] = (),
                  log_entry: str | None = None) -> Context:
-    """A context as `assemble` returns one, with the fields the log stores."""
-    return Context(document=document, messages=[{"role": "system", "content": document}],
-                   diagnostics=list(diagnostics), provenance=[],
-                   log_entry=f"<!-- context-log: test -->\n{document}" if log_entry is None
-                   else log_entry, scenario=scenario, trigger=trigger)
+    """A context as `assemble` returns one, with the fields the log stores: one system
+    message holding `document`, and its log-entry text (`log_entry` to store another)."""
+    messages = [{"role": "system", "content": document.removesuffix("\n")}]
+    whole = f"system:\n{document}"
+    counts = {d.severity: sum(e.severity == d.severity for e in diagnostics)
+              for d in diagnostics}
+    entry = format_log_entry(whole, agent="Simon", scenario=scenario, trigger=trigger,
+                             counts=counts, messages=messages, time=TIME)
+    return Context(document=whole, messages=messages, diagnostics=list(diagnostics),
+                   provenance=[], log_entry=entry if log_entry is None else log_entry,
+                   scenario=scenario, trigger=trigger)
+
+
+TIME = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+STAMP = "2026-12-01T09:30:00Z"
 
 
 @pytest.fixture
@@ -121,7 +133,7 @@ def test_entry_page_renders_messages_and_highlights_the_source(client, three):
     html = response.data.decode()
     assert "<h1>First</h1>" in html                       # rendered markdown
     assert '<table class="source highlight">' in html      # highlighted source
-    assert "context-log: test" in html                     # the stored entry text
+    assert f"context-log: {STAMP}" in html                 # the stored entry text
     assert html.index("reference-cycle") < html.index("unknown-variable")  # errors first
     assert 'href="/agents/Simon/log/1/delete"' in html
 
@@ -151,11 +163,12 @@ def test_download_is_every_entry_oldest_first_separated_by_a_blank_line(client, 
     assert response.status_code == 200
     assert response.headers["Content-Disposition"] == "attachment; filename=context.log.md"
     assert response.headers["Content-Type"] == "text/markdown; charset=utf-8"
-    assert response.data.decode() == (
-        "<!-- context-log: test -->\n# First\n\n"
-        "<!-- context-log: test -->\n# Second\n\n"
-        "<!-- context-log: test -->\n# Third\n"
-    )
+    text = response.data.decode()
+    entries = parse_log(text)
+    assert [e.messages[0]["content"] for e in entries] == ["# First", "# Second", "# Third"]
+    assert [e.time for e in entries] == [STAMP] * 3
+    assert text.count(f"<!-- context-log: {STAMP} · agent Simon · ") == 3
+    assert text.endswith("\nsystem:\n# Third\n") and "# First\n\n<!-- " in text
 
 
 def test_download_of_entries_without_a_final_newline_or_stored_text(client, simon, log):
@@ -163,9 +176,10 @@ def test_download_of_entries_without_a_final_newline_or_stored_text(client, simo
     log("Simon", make_context("# Rebuilt\n", log_entry=""))
     text = client.get(f"{LOG}/context.log.md").data.decode()
     first, second = text.split("\n\n", 1)
-    assert first == "<!-- context-log: test -->\nno newline"
+    assert first.startswith(f"<!-- context-log: {STAMP} ")
+    assert first.endswith("-->\nsystem:\nno newline")
     assert second.startswith("<!-- context-log: ") and "· agent Simon ·" in second
-    assert second.endswith("-->\n# Rebuilt\n")
+    assert second.endswith("-->\nsystem:\n# Rebuilt\n")
 
 
 def test_download_of_an_empty_log(client, simon):

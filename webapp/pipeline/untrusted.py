@@ -161,10 +161,11 @@ _DECODER = json.JSONDecoder(parse_int=_read_int, parse_float=_read_float,
                             parse_constant=_refuse_constant)
 
 
-def read_json(text: str) -> Any:
-    """JSON this app wrote itself (the database's JSON columns) back into values, numbers
-    exactly as written (see `JsonNumber`). Untrusted text goes through `loads_json`."""
-    return _DECODER.decode(text)
+def read_json(text: str | bytes) -> Any:
+    """JSON this app wrote itself (the database's JSON columns; a driver may hand over
+    UTF-8 bytes) back into values, numbers exactly as written (see `JsonNumber`).
+    Untrusted text goes through `loads_json`."""
+    return _DECODER.decode(text.decode("utf-8") if isinstance(text, bytes) else text)
 
 
 def loads_json(text: str) -> Any:
