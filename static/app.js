@@ -6,7 +6,7 @@
 document.documentElement.classList.add("js");
 
 (function () {
-  const SKILL_FIELDS = ["d_tag", "name", "layer", "triggers", "enabled", "content"];
+  const SKILL_FIELDS = ["d_tag", "name", "description", "layer", "triggers", "enabled", "content"];
   const STORE_KEY = "skill-editor.view";
 
   function status(text, kind) {

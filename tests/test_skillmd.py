@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
 
@@ -95,6 +96,16 @@ def test_description(skill, description):
     assert description_of(skill) == description
 
 
+def test_a_skill_description_is_written_and_read_back():
+    skill = Skill(d_tag="x", content="body\n", name="X", description="Does X.\nWhen asked.")
+    text = dump_skill_md(skill)
+    assert yaml.safe_load(text.split("---\n")[1])["description"] == "Does X.\nWhen asked."
+    assert load_skill_md(text) == skill
+    # A file whose description is the derived one stores none, and exports the same text.
+    derived = load_skill_md(dump_skill_md(Skill(d_tag="y", content="", name="Why")))
+    assert derived.description == "" and description_of(derived) == "Why"
+
+
 def test_long_description_is_cut_to_1024():
     description = description_of(Skill(d_tag="x", content="", name="word " * 400))
     assert len(description) == 1024 and description.endswith("…")
@@ -149,10 +160,14 @@ def test_round_trip_keeps_every_field():
     triggers=st.lists(st.text(min_size=1).filter(lambda t: "," not in t and t.strip() == t
                                                  and t.strip()), max_size=3),
     enabled=st.booleans(),
+    description=st.text(max_size=1024),
 )
-def test_round_trip_property(d_tag, content, name, layer, triggers, enabled):
+def test_round_trip_property(d_tag, content, name, layer, triggers, enabled, description):
     skill = Skill(d_tag=d_tag, content=content, name=name, layer=layer,
                   triggers=tuple(triggers), enabled=enabled)
+    # A description equal to the derived one reads back as none (the file is the same).
+    if description.strip() and description != description_of(skill):
+        skill = dataclasses.replace(skill, description=description)
     assert load_skill_md(dump_skill_md(skill)) == skill
     filename, data = zip_skill(skill)
     assert read_upload(filename, data) == skill
@@ -173,7 +188,8 @@ def test_foreign_skill_md_without_metadata():
     text = ("---\nname: pdf-processing\ndescription: Extract text from PDFs. Use for PDFs.\n"
             "license: MIT\nallowed-tools: Bash(pdftotext:*)\n---\n# PDF processing\n\nSteps.\n")
     assert load_skill_md(text) == Skill(d_tag="pdf-processing", name="pdf-processing",
-                                        content="# PDF processing\n\nSteps.\n")
+                                        content="# PDF processing\n\nSteps.\n",
+                                        description="Extract text from PDFs. Use for PDFs.")
 
 
 def test_metadata_in_native_yaml_types_is_accepted():

@@ -34,6 +34,8 @@ NAMING_CONVENTION = {
 }
 
 NAME_LENGTH = 200
+#: The Agent Skills format's limit for a skill's `description`.
+DESCRIPTION_LENGTH = 1024
 
 
 def utcnow() -> datetime:
@@ -74,6 +76,8 @@ class Agent(Base):
     max_array_items: Mapped[int] = mapped_column(Integer, default=8)
     history_labels: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: Set while the agent is in the trash; it keeps its name, so a restore never collides.
+    deleted_at: Mapped[datetime | None]
 
     skills: Mapped[list[Skill]] = relationship(
         back_populates="agent", cascade="all, delete-orphan", passive_deletes=True,
@@ -110,6 +114,8 @@ class Skill(Base):
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
     d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
     name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    description: Mapped[str] = mapped_column(String(DESCRIPTION_LENGTH), default="",
+                                             server_default="")
     layer: Mapped[int] = mapped_column(Integer, default=1)
     triggers: Mapped[list[Any]] = mapped_column(JSON, default=list)
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
@@ -144,6 +150,8 @@ class SkillRevision(Base):
     version: Mapped[int] = mapped_column(Integer)
     d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
     name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    description: Mapped[str] = mapped_column(String(DESCRIPTION_LENGTH), default="",
+                                             server_default="")
     layer: Mapped[int] = mapped_column(Integer, default=1)
     triggers: Mapped[list[Any]] = mapped_column(JSON, default=list)
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)

@@ -6,20 +6,23 @@ format asks for two frontmatter fields, and this module maps a skill onto them:
 - `name` (1-64 characters: lowercase letters, digits and single hyphens, no hyphen at
   either end, the same as the folder's name) is derived from the `d_tag` by `skill_name`:
   accents dropped, lowercased, every run of other characters made one hyphen, trimmed.
-- `description` (1-1024 characters) is the skill's display name, else the first line of
-  its text, else `Skill <d_tag>`, on one line.
+- `description` (1-1024 characters) is the skill's description; a skill without one is
+  given its display name, else the first line of its text, else `Skill <d_tag>`, on one
+  line. Reading stores the file's description, except one equal to what would be
+  derived, which stores none: a round trip is exact either way.
 - `metadata` (a map of strings) keeps what the format has no field for, so nothing is
   lost: `d_tag`, `display_name`, `layer`, `triggers` (comma-separated) and `enabled`.
 - The body is the skill's content verbatim, after one blank line.
 
 Reading accepts a `SKILL.md` written by anything else too: without `metadata`, the
 `name` becomes the `d_tag` and the display name, and the skill is a layer-1 skill with
-no triggers, enabled; `description` and unknown keys are not stored. Pure functions:
+no triggers, enabled; its `description` is stored, unknown keys are not. Pure functions:
 text and bytes in, text, bytes and `Skill`s out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import unicodedata
@@ -64,7 +67,10 @@ def skill_name(d_tag: str) -> str:
 
 
 def description_of(skill: Skill) -> str:
-    """The `description`: display name, else first line of text, else `Skill <d_tag>`."""
+    """The `description`: the skill's own, else its display name, else the first line of
+    its text, else `Skill <d_tag>`."""
+    if skill.description.strip():
+        return skill.description
     text = " ".join(skill.name.split()) or _first_line(skill.content) or f"Skill {skill.d_tag}"
     if len(text) > DESCRIPTION_MAX_LENGTH:
         text = text[:DESCRIPTION_MAX_LENGTH - 1] + "…"
@@ -189,8 +195,13 @@ def load_skill_md(text: str, *, folder: str | None = None) -> Skill:
     problems += _bundle_problems({**fields, "d_tag": d_tag, "content": body})
     if problems:
         raise SkillMdError(problems)
-    return Skill(d_tag=fields["d_tag"], content=body, name=fields["name"], layer=fields["layer"],
-                 triggers=tuple(fields["triggers"]), enabled=fields["enabled"])
+    skill = Skill(d_tag=fields["d_tag"], content=body, name=fields["name"],
+                  layer=fields["layer"], triggers=tuple(fields["triggers"]),
+                  enabled=fields["enabled"])
+    # A description that is the one `description_of` derives was not the skill's own:
+    # storing none keeps a round trip exact, and the export writes the same text again.
+    return skill if description == description_of(skill) else dataclasses.replace(
+        skill, description=description)
 
 
 def _split(text: str) -> tuple[str, str]:
@@ -257,6 +268,7 @@ def _skill_fields(metadata: Mapping[str, Any], name: str
 
 #: Where each of a skill's fields is written in a SKILL.md, for naming it in a problem.
 SKILL_MD_FIELDS = {"d_tag": "metadata.d_tag", "name": "metadata.display_name",
+                   "description": "description",
                    "layer": "metadata.layer", "triggers": "metadata.triggers",
                    "enabled": "metadata.enabled", "content": "body"}
 

@@ -21,13 +21,15 @@ FULL_BUNDLE: dict[str, Any] = {
         "history_labels": {"assistant": "Bot", "user": "Human", "system": "Runtime"},
     },
     "skills": [
-        {"d_tag": "base", "name": "Base", "layer": 2, "triggers": [], "enabled": True,
+        {"d_tag": "base", "name": "Base", "description": "The shared base.", "layer": 2,
+         "triggers": [], "enabled": True,
          "content": "You are a test.\n"},
-        {"d_tag": "main", "name": "Main", "layer": 1, "triggers": ["dm", "cron"],
+        {"d_tag": "main", "name": "Main", "description": "", "layer": 1, "triggers": ["dm", "cron"],
          "enabled": True,
          "content": ("system:\n{{base}}\n\n# Ünïcödé ✓\n\n{{ base }} and \\{{base}}\n\n"
                      "user:\n{{message}}\n")},
-        {"d_tag": "off", "name": "", "layer": 1, "triggers": ["dm"], "enabled": False,
+        {"d_tag": "off", "name": "", "description": "Ünïcödé, \"quoted\"", "layer": 1,
+         "triggers": ["dm"], "enabled": False,
          "content": ""},
     ],
     "tools": [

@@ -34,8 +34,8 @@ def test_import_accepts_a_workspace_and_a_minimal_dict(session):
     store.import_bundle(session, {"format": "skill-workspace/1", "agent": {"name": "tiny"},
                                   "skills": [{"d_tag": "a", "content": "hi"}]})
     exported = store.export_bundle(session, "tiny")
-    assert exported["skills"] == [{"d_tag": "a", "name": "", "layer": 1, "triggers": [],
-                                   "enabled": True, "content": "hi"}]
+    assert exported["skills"] == [{"d_tag": "a", "name": "", "description": "", "layer": 1,
+                                   "triggers": [], "enabled": True, "content": "hi"}]
     assert exported["agent"]["history_labels"] == {"assistant": "You", "user": "Admin"}
 
 
@@ -66,7 +66,8 @@ def test_replace_keeps_skill_history_and_trashes_what_is_gone(session, full_bund
 
     changed = json.loads(json.dumps(full_bundle))
     changed["skills"] = [changed["skills"][2], changed["skills"][1],
-                         {"d_tag": "new", "name": "New", "layer": 1, "triggers": ["dm"],
+                         {"d_tag": "new", "name": "New", "description": "", "layer": 1,
+                          "triggers": ["dm"],
                           "enabled": True, "content": "new one"}]
     changed["skills"][1]["content"] = "from the file"
     changed["agent"]["title"] = "Changed {name}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from datetime import UTC, datetime
 
 import markdown
 import pytest
@@ -174,12 +175,16 @@ def test_the_saved_skill_previewed_is_assembled_afresh(monkeypatch):
 def test_a_page_is_the_template_rendered_and_encoded_whole(app, simon):
     from flask import render_template
 
+    from webapp.web.agent_views import AgentRow
     from webapp.web.responses import page_or_fragment
 
     big = "<b>" + "x" * 100_000 + "</b>"
     with app.test_request_context():
+        when = datetime(2026, 12, 3, tzinfo=UTC)
         for template in ("index.html", "_agents.html"):
-            agents = [{"name": "Ünïcode → ≈ " + big, "skills": 3}, {"name": "ascii", "skills": 1}]
-            response = page_or_fragment(template, template, agents=agents)
-            assert response.get_data() == render_template(template, agents=agents).encode()
+            agents = [AgentRow("Ünïcode → ≈ " + big, 3, when, 1, 0),
+                      AgentRow("ascii", 1, when, 0, 0)]
+            response = page_or_fragment(template, template, agents=agents, trash=[])
+            assert response.get_data() == render_template(template, agents=agents,
+                                                           trash=[]).encode()
             assert response.headers["Content-Length"] == str(len(response.get_data()))

@@ -131,11 +131,13 @@ def test_import_pasted_json(app, client, post_bundle):
     assert agents(app) == ["Simon"]
 
 
-def test_import_without_skills_goes_to_the_index(app, post_bundle):
+def test_import_without_skills_opens_the_agents_empty_page(app, client, post_bundle):
     empty = {"format": "skill-workspace/1", "agent": {"name": "Empty"}}
     response = post_bundle(text=json.dumps(empty))
-    assert response.status_code == 303 and response.headers["Location"] == "/"
+    assert response.status_code == 303 and response.headers["Location"] == "/agents/Empty"
     assert agents(app) == ["Empty"]
+    page = client.get("/agents/Empty")
+    assert page.status_code == 200 and "has no skills yet" in page.data.decode()
 
 
 def test_the_file_wins_over_pasted_text(app, post_bundle):
@@ -275,7 +277,8 @@ def test_export_skill_as_a_zipped_skill_md_folder(client, simon):
     with zipfile.ZipFile(io.BytesIO(response.data)) as archive:
         assert archive.namelist() == ["chat/SKILL.md"]
         text = archive.read("chat/SKILL.md").decode()
-    assert text.startswith("---\nname: chat\ndescription: Chat\nmetadata:\n  d_tag: chat\n")
+    assert text.startswith("---\nname: chat\ndescription: Answers the admin's direct messages, "
+                           "using tools when a request needs action.\nmetadata:\n  d_tag: chat\n")
     assert text.endswith("\n---\n\n" + BUNDLE["skills"][2]["content"])
 
 

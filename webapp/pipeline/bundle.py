@@ -278,7 +278,8 @@ class _Checker:
         )
 
     def skill(self, value: Any, path: str) -> Skill | None:
-        data = self.obj(value, path, ("d_tag", "name", "layer", "triggers", "enabled", "content"))
+        data = self.obj(value, path, ("d_tag", "name", "description", "layer", "triggers",
+                                      "enabled", "content"))
         if data is None:
             return None
         d_tag = self.string(data, "d_tag", path, nonempty=True)
@@ -294,6 +295,7 @@ class _Checker:
             layer=self.integer(data, "layer", path, 1, choices=(1, 2)),
             triggers=tuple(t for t in triggers if isinstance(t, str)),
             enabled=self.boolean(data, "enabled", path, True),
+            description=self.string(data, "description", path, ""),
         )
 
     def tool(self, value: Any, path: str) -> Tool | None:

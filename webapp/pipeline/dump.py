@@ -38,8 +38,8 @@ def bundle_text(bundle: dict[str, Any]) -> str:
 
 
 def dump_skill(s: Skill) -> dict[str, Any]:
-    return {"d_tag": s.d_tag, "name": s.name, "layer": s.layer, "triggers": list(s.triggers),
-            "enabled": s.enabled, "content": s.content}
+    return {"d_tag": s.d_tag, "name": s.name, "description": s.description, "layer": s.layer,
+            "triggers": list(s.triggers), "enabled": s.enabled, "content": s.content}
 
 
 def dump_tool(t: Tool) -> dict[str, Any]:

@@ -60,6 +60,9 @@ class Skill:
     layer: int = 1
     triggers: tuple[str, ...] = ()
     enabled: bool = True
+    #: What the skill is for, in a sentence (the Agent Skills format's key field); the
+    #: assembly does not read it.
+    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)

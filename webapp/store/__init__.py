@@ -13,7 +13,17 @@ rename, trash), `revisions`, `items` (tools, variables, scenarios), `workspaces`
 (load, export, import), `renames` (a tool or binding with what uses it), `log`.
 """
 
-from .agents import AgentRef, create_agent, get_agent, list_agents, update_agent
+from .agents import (
+    AgentRef,
+    create_agent,
+    delete_agent,
+    get_agent,
+    list_agent_trash,
+    list_agents,
+    purge_agent,
+    restore_agent,
+    update_agent,
+)
 from .convert import skill_of
 from .errors import AlreadyExists, Conflict, InUse, NotFound, StoreError, ValidationError
 from .items import (
@@ -48,6 +58,7 @@ from .rules import (
 from .skills import (
     Renamed,
     create_skill,
+    d_tag_problem,
     delete_skill,
     get_skill,
     list_skills,
@@ -77,8 +88,13 @@ __all__ = [
     "bundle_problems",
     "clear_log",
     "create_agent",
+    "delete_agent",
+    "list_agent_trash",
+    "purge_agent",
+    "restore_agent",
     "create_scenario",
     "create_skill",
+    "d_tag_problem",
     "create_tool",
     "create_variable",
     "delete_log_entry",

@@ -1,4 +1,9 @@
-"""Agents: the workspaces everything else belongs to."""
+"""Agents: the workspaces everything else belongs to, and their trash.
+
+An agent in the trash (`deleted_at` set) keeps its name and everything it holds; no page
+or command finds it by name (`get_agent` raises `NotFound`) until it is restored, and
+its name stays taken, so a restore never collides.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp import models
+from webapp.models import utcnow
 from webapp.pipeline import DEFAULT_HISTORY_LABELS, excerpt
 
 from . import rules
@@ -20,25 +26,33 @@ AgentRef = models.Agent | int | str
 
 
 def list_agents(session: Session) -> list[models.Agent]:
-    """Every agent, by name."""
-    return list(session.scalars(select(models.Agent).order_by(models.Agent.name)))
+    """Every agent not in the trash, by name."""
+    return list(session.scalars(select(models.Agent).where(models.Agent.deleted_at.is_(None))
+                                .order_by(models.Agent.name)))
+
+
+def list_agent_trash(session: Session) -> list[models.Agent]:
+    """The agents in the trash, most recently deleted first."""
+    return list(session.scalars(rows(models.Agent).where(models.Agent.deleted_at.is_not(None))
+                                .order_by(models.Agent.deleted_at.desc(), models.Agent.name)))
 
 
 def get_agent(session: Session, agent: AgentRef) -> models.Agent:
-    """The agent with this id or name (a row is returned as is); raises `NotFound`."""
+    """The agent with this id or name, not in the trash (a row is returned as is);
+    raises `NotFound`."""
     if isinstance(agent, models.Agent):
         return agent
     if isinstance(agent, int):
         row = session.get(models.Agent, agent)
     else:
         row = find_agent(session, agent)
-    if row is None:
+    if row is None or row.deleted_at is not None:
         raise NotFound(f"no agent {excerpt(agent)}")
     return row
 
 
 def find_agent(session: Session, name: str) -> models.Agent | None:
-    """The agent named `name`, or None."""
+    """The agent named `name`, in the trash or not, or None."""
     if not rules.can_be_stored(name):
         return None
     return session.scalar(rows(models.Agent).where(models.Agent.name == name))
@@ -53,7 +67,10 @@ def agent_fields(name: str, title: str, message_mode: str, max_array_items: int,
                                    else history_labels)}
 
 
-def _taken(name: str) -> str:
+def _taken(name: str, row: models.Agent | None = None) -> str:
+    if row is not None and row.deleted_at is not None:
+        return (f"an agent named {name!r} is in the trash (restore it from the agents page, "
+                "or choose another name)")
     return f"an agent named {name!r} already exists"
 
 
@@ -69,8 +86,9 @@ def create_agent(session: Session, name: str, *, title: str = "{name}",
 
 def insert_agent(session: Session, fields: dict[str, Any]) -> models.Agent:
     """Add an agent row with checked `fields`; raises `AlreadyExists`."""
-    if find_agent(session, fields["name"]) is not None:
-        raise AlreadyExists([("name", _taken(fields["name"]))])
+    taken = find_agent(session, fields["name"])
+    if taken is not None:
+        raise AlreadyExists([("name", _taken(fields["name"], taken))])
     row = models.Agent(**fields)
     insert(session, row, "name", _taken(fields["name"]))
     return row
@@ -84,9 +102,42 @@ def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Ag
               "max_array_items": row.max_array_items, "history_labels": row.history_labels}
     apply_changes(fields, changes)
     fields = rules.check("agent", agent_fields(**fields))
-    if fields["name"] != row.name and find_agent(session, fields["name"]) is not None:
-        raise AlreadyExists([("name", _taken(fields["name"]))])
+    taken = find_agent(session, fields["name"]) if fields["name"] != row.name else None
+    if taken is not None:
+        raise AlreadyExists([("name", _taken(fields["name"], taken))])
     for key, value in fields.items():
         setattr(row, key, value)
     session.flush()
     return row
+
+
+@change
+def delete_agent(session: Session, agent: AgentRef) -> models.Agent:
+    """Move an agent, with everything it holds, to the trash; `restore_agent` undoes it."""
+    row = get_agent(session, agent)
+    row.deleted_at = utcnow()
+    session.flush()
+    return row
+
+
+def _trashed(session: Session, name: str) -> models.Agent:
+    row = find_agent(session, name)
+    if row is None or row.deleted_at is None:
+        raise NotFound(f"no agent {excerpt(name)} in the trash")
+    return row
+
+
+@change
+def restore_agent(session: Session, name: str) -> models.Agent:
+    """Bring an agent back from the trash, as it was; raises `NotFound`."""
+    row = _trashed(session, name)
+    row.deleted_at = None
+    session.flush()
+    return row
+
+
+@change
+def purge_agent(session: Session, name: str) -> None:
+    """Delete an agent in the trash for good, with its skills, history and context log."""
+    session.delete(_trashed(session, name))
+    session.flush()

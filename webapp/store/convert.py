@@ -20,7 +20,7 @@ def agent_of(row: models.Agent) -> Agent:
 def skill_of(row: models.Skill | models.SkillRevision) -> Skill:
     """The pipeline `Skill` of a skill row or one of its revisions."""
     return Skill(d_tag=row.d_tag, content=row.content, name=row.name, layer=row.layer,
-                 triggers=tuple(row.triggers), enabled=row.enabled)
+                 triggers=tuple(row.triggers), enabled=row.enabled, description=row.description)
 
 
 def tool_of(row: models.Tool) -> Tool:
@@ -47,5 +47,6 @@ def scenario_of(row: models.Scenario) -> Scenario:
 
 def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
     """The fields a skill row and its revisions share, as a bundle skill dict."""
-    return {"d_tag": row.d_tag, "name": row.name, "layer": row.layer,
-            "triggers": list(row.triggers), "enabled": row.enabled, "content": row.content}
+    return {"d_tag": row.d_tag, "name": row.name, "description": row.description,
+            "layer": row.layer, "triggers": list(row.triggers), "enabled": row.enabled,
+            "content": row.content}

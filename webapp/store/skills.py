@@ -66,27 +66,46 @@ def find_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | 
         models.Skill.agent_id == agent_row.id, models.Skill.d_tag == d_tag))
 
 
+def d_tag_problem(session: Session, agent: AgentRef, d_tag: str) -> str | None:
+    """Why `d_tag` cannot name a new skill of `agent`, or None: the rules of a skill's
+    d_tag (`rules.check`), and no skill of the agent, live or in the trash, has it."""
+    problems = [message for path, message in rules.item_problems(
+        "skills", {"d_tag": d_tag, "content": ""}) if path == "d_tag"]
+    if problems:
+        return problems[0]
+    taken = find_skill(session, agent, d_tag)
+    if taken is not None:
+        return _taken(d_tag, taken)
+    return None
+
+
+def _taken(d_tag: str, row: models.Skill) -> str:
+    where = " in the trash (restore it, or choose another d_tag)" if row.deleted else ""
+    return f"a skill {d_tag!r} already exists{where}"
+
+
 def _snapshot(row: models.Skill) -> dict[str, Any]:
     return {**skill_fields(row), "version": row.version, "deleted": row.deleted_at is not None,
             "updated_at": row.updated_at}
 
 
 def _skill_input(d_tag: str, content: str, name: str, layer: int, triggers: Iterable[str],
-                 enabled: bool) -> dict[str, Any]:
+                 enabled: bool, description: str) -> dict[str, Any]:
     if isinstance(triggers, str):
         raise ValidationError([("triggers", "must be a list of trigger names, not a string")])
-    fields = {"d_tag": d_tag, "name": name, "layer": layer, "triggers": list(triggers),
-              "enabled": enabled, "content": content}
+    fields = {"d_tag": d_tag, "name": name, "description": description, "layer": layer,
+              "triggers": list(triggers), "enabled": enabled, "content": content}
     return rules.check("skills", fields)
 
 
 @change
 def create_skill(session: Session, agent: AgentRef, d_tag: str, *, content: str = "",
                  name: str = "", layer: int = 1, triggers: Iterable[str] = (),
-                 enabled: bool = True, note: str | None = None) -> models.Skill:
+                 enabled: bool = True, description: str = "",
+                 note: str | None = None) -> models.Skill:
     """Add a skill at the end of the adoption order, as version 1 with its first revision."""
     agent_row = get_agent(session, agent)
-    fields = _skill_input(d_tag, content, name, layer, triggers, enabled)
+    fields = _skill_input(d_tag, content, name, layer, triggers, enabled, description)
     position = session.scalar(select(func.coalesce(func.max(models.Skill.position) + 1, 0))
                               .where(models.Skill.agent_id == agent_row.id))
     return new_skill(session, agent_row, fields, position=position or 0, note=note)
@@ -97,8 +116,7 @@ def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
     """Insert a skill with checked `fields` as version 1, with its revision."""
     taken = find_skill(session, agent, fields["d_tag"])
     if taken is not None:
-        where = " in the trash (restore it, or choose another d_tag)" if taken.deleted else ""
-        raise AlreadyExists([("d_tag", f"a skill {fields['d_tag']!r} already exists{where}")])
+        raise AlreadyExists([("d_tag", _taken(fields["d_tag"], taken))])
     now = utcnow()
     row = models.Skill(agent_id=agent.id, position=position, version=1, created_at=now,
                        updated_at=now, **fields)
@@ -173,10 +191,12 @@ def save(session: Session, row: models.Skill, expected_version: int, fields: dic
 def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_version: int,
                content: str, name: str | None = None, layer: int | None = None,
                triggers: Iterable[str] | None = None, enabled: bool | None = None,
-               note: str | None = None, new_d_tag: str | None = None) -> models.Skill:
+               description: str | None = None, note: str | None = None,
+               new_d_tag: str | None = None) -> models.Skill:
     """Save a skill edited from `expected_version`: a new version and its revision.
 
-    `name`, `layer`, `triggers` and `enabled` left as None keep their saved values.
+    `name`, `layer`, `triggers`, `enabled` and `description` left as None keep their
+    saved values.
     A `new_d_tag` renames the skill first, updating the references to it
     (`rename_skill(update_references=True)`), in the same transaction.
     Raises `Conflict` (nothing written) when `expected_version` is not the current
@@ -184,7 +204,8 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
     `AlreadyExists` (a taken `new_d_tag`).
     """
     submitted = {"content": content, "name": name, "layer": layer,
-                 "triggers": None if triggers is None else list(triggers), "enabled": enabled}
+                 "triggers": None if triggers is None else list(triggers), "enabled": enabled,
+                 "description": description}
     if new_d_tag is not None and new_d_tag != d_tag:
         renamed = rename_skill(session, agent, d_tag, new_d_tag, update_references=True,
                                expected_version=expected_version)
@@ -195,7 +216,8 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
     fields = _skill_input(
         d_tag, content, row.name if name is None else name, row.layer if layer is None else layer,
         row.triggers if triggers is None else submitted["triggers"],
-        row.enabled if enabled is None else enabled)
+        row.enabled if enabled is None else enabled,
+        row.description if description is None else description)
     return save(session, row, expected_version, fields, note, submitted)
 
 
@@ -266,7 +288,8 @@ def rename_skill(session: Session, agent: AgentRef, d_tag: str, new_d_tag: str, 
     version = row.version if expected_version is None else expected_version
     if new_d_tag == d_tag:
         return Renamed(row)
-    _skill_input(new_d_tag, row.content, row.name, row.layer, row.triggers, row.enabled)
+    _skill_input(new_d_tag, row.content, row.name, row.layer, row.triggers, row.enabled,
+                 row.description)
     if find_skill(session, agent_row, new_d_tag) is not None:
         raise AlreadyExists([("d_tag", f"a skill {new_d_tag!r} already exists")])
     users = references_to(session, agent_row, d_tag)

@@ -63,7 +63,7 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     a skill with the same `d_tag` gets the bundle's text as a new version (restored
     from the trash if it was there), a skill missing from the bundle goes to the
     trash, and tools, variables and scenarios become the bundle's. The context log
-    stays.
+    stays. Replacing an agent in the trash restores it.
 
     Raises:
         BundleError: an invalid bundle dict (every problem, with its JSON path).
@@ -80,7 +80,8 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
                           source.max_array_items, source.history_labels)
     existing = find_agent(session, fields["name"])
     if existing is not None and not replace:
-        message = (f"an agent named {fields['name']!r} already exists; "
+        where = " (in the trash)" if existing.deleted_at is not None else ""
+        message = (f"an agent named {fields['name']!r} already exists{where}; "
                    "import with replace to overwrite it")
         raise AlreadyExists([("agent_name" if agent_name else "$.agent.name", message)])
     if existing is None:
@@ -89,6 +90,7 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
         agent = existing
         for key, value in fields.items():
             setattr(agent, key, value)
+        agent.deleted_at = None  # replacing an agent in the trash brings it back
     _replace_skills(session, agent, workspace.skills)
     _replace_rest(session, agent, workspace)
     session.flush()

@@ -15,6 +15,7 @@ from webapp import store
 
 from . import (
     agent_preview,
+    agents,
     editor,
     forms,
     help,
@@ -22,14 +23,15 @@ from . import (
     log,
     scenarios,
     security,
+    skills,
     tools,
     transfer,
     trash,
     variables,
 )
 
-BLUEPRINTS = (editor.bp, tools.bp, variables.bp, scenarios.bp, agent_preview.bp, log.bp,
-              history.bp, trash.bp, transfer.bp, help.bp)
+BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
+              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp)
 
 
 def not_found(exc: store.NotFound) -> Any:

@@ -38,21 +38,15 @@ PICKER_FIELDS = ("scenario", "trigger", "message", "provider")
 TOGGLE_TRIES = 5
 
 
-@bp.get("/")
-def index() -> Response:
-    """The agents, each linking to its editor."""
-    session = get_session()
-    agents = [{"name": row.name, "skills": len(store.list_skills(session, row))}
-              for row in store.list_agents(session)]
-    return page_or_fragment("index.html", "_agents.html", agents=agents)
-
-
 @bp.get("/agents/<agent>")
 def agent(agent: str) -> Response:
-    """Open the agent's first skill."""
-    skills = store.list_skills(get_session(), agent)
+    """Open the agent's first skill; an agent without skills has a page saying how to start."""
+    session = get_session()
+    row = store.get_agent(session, agent)
+    skills = store.list_skills(session, row)
     if not skills:
-        abort(404, description=f"Agent {agent!r} has no skills yet.")
+        return page_or_fragment("agent_empty.html", "_agent_empty.html", agent=row.name,
+                                trash=len(store.list_trash(session, row)))
     picker = {key: request.args[key] for key in PICKER_FIELDS if request.args.get(key)}
     return redirect(url_for("editor.edit", agent=agent, d_tag=skills[0].d_tag, **picker))
 
@@ -178,7 +172,7 @@ def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
     return store.save_skill(get_session(), agent, d_tag, expected_version=version,
                             content=draft.content, name=draft.name, layer=draft.layer,
                             triggers=list(draft.triggers), enabled=draft.enabled,
-                            new_d_tag=draft.d_tag)
+                            description=draft.description, new_d_tag=draft.d_tag)
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,

@@ -129,9 +129,14 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
         if problem:
             errors["version"] = problem
 
+    description = data.get("description", saved.description)
+    if not isinstance(description, str):
+        errors["description"] = "must be text"
+        description = saved.description
+
     draft = Skill(d_tag=d_tag or saved.d_tag, content=content,
                   name=_text(data.get("name", saved.name)), layer=layer, triggers=triggers,
-                  enabled=bool(enabled))
+                  enabled=bool(enabled), description=store.normalize_text(description))
     return SkillForm(draft, version, errors)
 
 

@@ -57,6 +57,11 @@ def download_name(name: str) -> str:
     return cleaned or "download"
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 scenario`, `2 scenarios`: a count and its noun, plural when it is not one."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def flag(value: Any) -> bool:
     """A checkbox or JSON flag: true, or one of `TRUE_WORDS` in any case."""
     if isinstance(value, bool):

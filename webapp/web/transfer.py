@@ -27,7 +27,7 @@ from webapp.pipeline import (
     parse_json,
 )
 
-from .responses import download_name, flag, go_to, page_or_fragment
+from .responses import counted, download_name, flag, go_to, page_or_fragment
 
 bp = Blueprint("transfer", __name__)
 
@@ -57,10 +57,11 @@ def import_bundle() -> Response:
     except store.Conflict as exc:
         return transfer_response(None, 409, bundle_problems=[("$.skills", f"not imported: {exc}")])
     skills = store.list_skills(get_session(), agent)
-    flash(f"Imported {agent.name}: {len(skills)} skill{'s' * (len(skills) != 1)}, "
-          f"{len(workspace.tools)} tools, {len(workspace.variables)} variables, "
-          f"{len(workspace.scenarios)} scenarios.")
-    return go_to(url_for("editor.agent", agent=agent.name) if skills else url_for("editor.index"))
+    flash(f"Imported {agent.name}: {counted(len(skills), 'skill')}, "
+          f"{counted(len(workspace.tools), 'tool')}, "
+          f"{counted(len(workspace.variables), 'variable')}, "
+          f"{counted(len(workspace.scenarios), 'scenario')}.")
+    return go_to(url_for("editor.agent", agent=agent.name))
 
 
 @bp.get("/agents/<agent>/bundle")
@@ -89,7 +90,8 @@ def import_skill() -> Response:
         skill = read_skill(agent, request.files.get("skill_file"))
         row = store.create_skill(get_session(), agent, skill.d_tag, content=skill.content,
                                  name=skill.name, layer=skill.layer, triggers=skill.triggers,
-                                 enabled=skill.enabled, note="imported from SKILL.md")
+                                 enabled=skill.enabled, description=skill.description,
+                                 note="imported from SKILL.md")
     except (skillmd.SkillMdError, store.AlreadyExists) as exc:
         return transfer_response(agent, 422, skill_problems=exc.problems)
     except store.ValidationError as exc:  # the store's rules: named as in the SKILL.md

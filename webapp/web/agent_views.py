@@ -1,0 +1,114 @@
+"""What the agents' pages show and read: the home page's rows, and the new-agent and
+settings form (the fields as typed, the values the store is given, the errors).
+
+The store's rules decide what an agent may be (`store.create_agent`, `update_agent`);
+this module only reads the form's text into typed values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from webapp import models, store
+from webapp.pipeline import DEFAULT_HISTORY_LABELS, MESSAGE_MODES, Diagnostic, assemble
+
+#: The history roles a form always offers a label for (others the agent has are kept).
+LABEL_ROLES = ("user", "assistant")
+_LABEL_PREFIX = "label_"
+
+
+@dataclass
+class AgentRow:
+    """One agent on the home page."""
+
+    name: str
+    skills: int
+    changed: datetime
+    errors: int
+    warnings: int
+
+
+def agent_rows(session: Session) -> list[AgentRow]:
+    """Every agent with its skill count, its last change and its distinct problems over
+    every scenario (the problems the editor's skill list counts)."""
+    rows = []
+    for agent in store.list_agents(session):
+        skills = store.list_skills(session, agent)
+        changed = max([agent.created_at, *(s.updated_at for s in skills)])
+        problems = workspace_problems(store.load_workspace(session, agent))
+        rows.append(AgentRow(agent.name, len(skills), changed,
+                             sum(d.severity == "error" for d in problems),
+                             sum(d.severity == "warning" for d in problems)))
+    return rows
+
+
+def workspace_problems(workspace: Any) -> set[Diagnostic]:
+    """The distinct errors and warnings of every scenario's assembly."""
+    names = [sc.name for sc in workspace.scenarios] or [None]
+    return {d for name in names for d in assemble(workspace, name).diagnostics
+            if d.severity in ("error", "warning")}
+
+
+@dataclass
+class AgentForm:
+    """The agent form as typed (`values`, text), as the store takes it (`fields`), and
+    what is wrong with it (`errors`, by field name)."""
+
+    values: dict[str, str]
+    fields: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def blank(cls) -> AgentForm:
+        """A new agent's form: the store's defaults."""
+        labels = dict(DEFAULT_HISTORY_LABELS)
+        return cls({"name": "", "title": "{name}", "message_mode": "grouped",
+                    "max_array_items": "8", **_label_values(labels)})
+
+    @classmethod
+    def of(cls, agent: models.Agent) -> AgentForm:
+        """The form of a saved agent."""
+        return cls({"name": agent.name, "title": agent.title,
+                    "message_mode": agent.message_mode,
+                    "max_array_items": str(agent.max_array_items),
+                    **_label_values(agent.history_labels)})
+
+    @property
+    def labels(self) -> list[tuple[str, str]]:
+        """`(role, label)` for each history label the form shows."""
+        return [(key.removeprefix(_LABEL_PREFIX), value) for key, value in self.values.items()
+                if key.startswith(_LABEL_PREFIX)]
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return MESSAGE_MODES
+
+
+def _label_values(labels: Mapping[str, Any]) -> dict[str, str]:
+    roles = [*LABEL_ROLES, *(role for role in labels if role not in LABEL_ROLES)]
+    return {f"{_LABEL_PREFIX}{role}": str(labels.get(role, "")) for role in roles}
+
+
+def parse_agent_form(data: Mapping[str, Any]) -> AgentForm:
+    """Read the posted agent form. Text fields are taken as typed (the store checks them);
+    the array limit must be a whole number; a blank history label is left out."""
+    text = {key: str(data.get(key, "")) for key in ("name", "title", "message_mode",
+                                                    "max_array_items")}
+    labels = {key: str(value) for key, value in data.items()
+              if key.startswith(_LABEL_PREFIX) and len(key) > len(_LABEL_PREFIX)}
+    form = AgentForm({**text, **labels})
+    limit, problem = store.parse_integer("max_array_items", text["max_array_items"])
+    if problem:
+        form.errors["max_array_items"] = problem
+    form.fields = {
+        "name": text["name"], "title": text["title"], "message_mode": text["message_mode"],
+        "max_array_items": limit,
+        "history_labels": {key.removeprefix(_LABEL_PREFIX): value
+                           for key, value in labels.items() if value.strip()},
+    }
+    return form
