@@ -1,6 +1,8 @@
 // Skill Editor: all client behaviour lives here (the CSP forbids inline script).
 // Everything works without it; this adds tabs, live-preview niceties, copy buttons,
-// Ctrl/Cmd+S, the unsaved-changes marker and the prompt before leaving with edits.
+// Ctrl/Cmd+S, the unsaved-changes marker, the prompt before leaving with edits and the
+// splitter between the form and the preview. The keys are listed on the Help page
+// (templates/_help.html): keep the two in step.
 "use strict";
 
 document.documentElement.classList.add("js");
@@ -17,27 +19,125 @@ document.documentElement.classList.add("js");
   }
 
   // -- tabs and view toggles: state lives on .preview-wrap, outside the swapped #preview,
-  //    so a refreshed preview keeps the tab and views the author chose.
+  //    so a refreshed preview keeps the tab and views the author chose. They are kept per
+  //    kind of page (<body data-page-kind>): the editor's tab is not the compare page's.
+  const VIEW_KEYS = ["tab", "docView", "diffView"];
+  function storeKey() {
+    return STORE_KEY + "." + (document.body.dataset.pageKind || "page");
+  }
   function loadViews() {
-    try { return JSON.parse(sessionStorage.getItem(STORE_KEY)) || {}; } catch (e) { return {}; }
+    try { return JSON.parse(sessionStorage.getItem(storeKey())) || {}; } catch (e) { return {}; }
   }
   function saveViews(wrap) {
+    const views = loadViews();
+    for (const key of VIEW_KEYS) if (wrap.dataset[key] !== undefined) views[key] = wrap.dataset[key];
     try {
-      sessionStorage.setItem(STORE_KEY, JSON.stringify({
-        tab: wrap.dataset.tab, docView: wrap.dataset.docView, diffView: wrap.dataset.diffView,
-      }));
+      sessionStorage.setItem(storeKey(), JSON.stringify(views));
     } catch (e) { /* private mode: views just reset on reload */ }
   }
   function restoreViews() {
     const views = loadViews();
     document.querySelectorAll(".preview-wrap").forEach(function (wrap) {
-      for (const key of ["tab", "docView", "diffView"]) {
+      for (const key of VIEW_KEYS) {
         if (views[key] && wrap.dataset[key] !== undefined) wrap.dataset[key] = views[key];
+      }
+      // A tab this page does not have (the agent preview has no Diff) shows Document.
+      if (wrap.dataset.tab && !wrap.querySelector('[data-panel="' + wrap.dataset.tab + '"]')) {
+        wrap.dataset.tab = "document";
       }
     });
   }
   function camel(name) {
     return name.replace(/-([a-z])/g, function (_, c) { return c.toUpperCase(); });
+  }
+
+  // ARIA tabs: the tab matching the wrap's data-tab is aria-selected and the only one in
+  // the Tab order (a roving tabindex); the arrow keys, Home and End move between tabs.
+  function syncTabs() {
+    document.querySelectorAll(".preview-wrap[data-tab]").forEach(function (wrap) {
+      wrap.querySelectorAll('[role="tab"]').forEach(function (tab) {
+        const selected = tab.dataset.tabButton === wrap.dataset.tab;
+        tab.setAttribute("aria-selected", selected ? "true" : "false");
+        tab.tabIndex = selected ? 0 : -1;
+      });
+    });
+  }
+  function selectTab(tab, focus) {
+    const wrap = tab.closest(".preview-wrap");
+    wrap.dataset.tab = tab.dataset.tabButton;
+    saveViews(wrap);
+    syncTabs();
+    if (focus) tab.focus();
+  }
+  function tabKey(event, tab) {
+    const tabs = Array.from(tab.closest('[role="tablist"]').querySelectorAll('[role="tab"]'));
+    const at = tabs.indexOf(tab);
+    const next = {
+      ArrowRight: tabs[(at + 1) % tabs.length], ArrowLeft: tabs[(at - 1 + tabs.length) % tabs.length],
+      Home: tabs[0], End: tabs[tabs.length - 1],
+    }[event.key];
+    if (!next) return;
+    event.preventDefault();
+    selectTab(next, true);
+  }
+
+  // -- the splitter between the form and the preview: a share of the form's width in
+  //    percent, kept in localStorage (per browser); each side keeps at least MIN_PANE px.
+  const SPLIT_KEY = "skill-editor.split";
+  const MIN_PANE = 240;
+  function splitBounds(form) {
+    const width = form.getBoundingClientRect().width || 1;
+    const low = Math.min(50, Math.max(20, Math.ceil(100 * MIN_PANE / width)));
+    return [low, 100 - low];
+  }
+  function setSplit(form, percent, save) {
+    const handle = form.querySelector(".pane-handle");
+    if (!handle) return;
+    const [low, high] = splitBounds(form);
+    const value = Math.round(Math.min(high, Math.max(low, percent)));
+    form.style.setProperty("--form-width", value + "%");
+    handle.setAttribute("aria-valuemin", String(low));
+    handle.setAttribute("aria-valuemax", String(high));
+    handle.setAttribute("aria-valuenow", String(value));
+    handle.setAttribute("aria-valuetext", "Editor " + value + "%, preview " + (100 - value) + "%");
+    if (save) {
+      try { localStorage.setItem(SPLIT_KEY, String(value)); } catch (e) { /* not remembered */ }
+    }
+  }
+  function restoreSplit(form) {
+    let stored = NaN;
+    try { stored = parseFloat(localStorage.getItem(SPLIT_KEY)); } catch (e) { /* default */ }
+    setSplit(form, isNaN(stored) ? 50 : stored, false);
+  }
+  function splitKey(event, handle) {
+    const form = handle.closest("form");
+    const now = parseFloat(handle.getAttribute("aria-valuenow")) || 50;
+    const step = event.shiftKey ? 10 : 2;
+    const [low, high] = splitBounds(form);
+    const value = {ArrowLeft: now - step, ArrowRight: now + step, Home: low, End: high}[event.key];
+    if (value === undefined) return;
+    event.preventDefault();
+    setSplit(form, value, true);
+  }
+  function startDrag(event, handle) {
+    const form = handle.closest("form");
+    event.preventDefault();
+    handle.setPointerCapture(event.pointerId);
+    handle.classList.add("dragging");
+    const move = function (e) {
+      const box = form.getBoundingClientRect();
+      setSplit(form, 100 * (e.clientX - box.left) / box.width, false);
+    };
+    const stop = function () {
+      handle.classList.remove("dragging");
+      handle.removeEventListener("pointermove", move);
+      handle.removeEventListener("pointerup", stop);
+      handle.removeEventListener("pointercancel", stop);
+      setSplit(form, parseFloat(handle.getAttribute("aria-valuenow")), true);
+    };
+    handle.addEventListener("pointermove", move);
+    handle.addEventListener("pointerup", stop);
+    handle.addEventListener("pointercancel", stop);
   }
 
   // -- copy buttons
@@ -122,8 +222,10 @@ document.documentElement.classList.add("js");
 
   document.addEventListener("DOMContentLoaded", function () {
     restoreViews();
+    syncTabs();
     const form = editorForm();
     if (form) {
+      restoreSplit(form);
       baseline = snapshot(form);
       updateLineNumbers();
       updateDirty();
@@ -150,9 +252,14 @@ document.documentElement.classList.add("js");
   document.addEventListener("click", function (event) {
     const tab = event.target.closest("[data-tab-button]");
     if (tab) {
-      const wrap = tab.closest(".preview-wrap");
-      wrap.dataset.tab = tab.dataset.tabButton;
-      saveViews(wrap);
+      selectTab(tab, false);
+      return;
+    }
+    const skip = event.target.closest(".skip-link");
+    if (skip && contentArea()) {
+      // Focus the textarea without adding #content to the address.
+      event.preventDefault();
+      contentArea().focus();
       return;
     }
     const toggle = event.target.closest("[data-view-toggle]");
@@ -177,7 +284,27 @@ document.documentElement.classList.add("js");
     }
   });
 
+  document.addEventListener("pointerdown", function (event) {
+    const handle = event.target.closest(".pane-handle");
+    if (handle && event.button === 0) startDrag(event, handle);
+  });
+  // The bounds depend on the window's width: apply the remembered width within the new ones.
+  window.addEventListener("resize", function () {
+    const form = editorForm();
+    if (form) restoreSplit(form);
+  });
+
   document.addEventListener("keydown", function (event) {
+    const tab = event.target.closest && event.target.closest('[role="tab"]');
+    if (tab && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      tabKey(event, tab);
+      return;
+    }
+    const handle = event.target.closest && event.target.closest(".pane-handle");
+    if (handle && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      splitKey(event, handle);
+      return;
+    }
     if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "s") {
       const form = editorForm();
       if (!form) return;
@@ -206,7 +333,10 @@ document.documentElement.classList.add("js");
   document.addEventListener("htmx:sendError", function () {
     status("Preview not updated: the server cannot be reached.", "error");
   });
+  // A swapped preview brings new tab buttons: give them the chosen tab's state (htmx
+  // itself keeps the focus on a tab, which has the same id in the new content).
   document.addEventListener("htmx:afterSwap", function (event) {
     if (event.detail.target && event.detail.target.id === "preview") status("");
+    syncTabs();
   });
 })();

@@ -1,6 +1,6 @@
 // Skill Editor: behaviour of the Tools, Variables, Scenarios and Agent preview pages.
-// The pages work without it; this puts the cursor on a JSON error, keeps the fields'
-// aria-invalid in step with the live check, and picks a tab the agent preview has.
+// The pages work without it; this puts the cursor on a JSON error and keeps the fields
+// aria-invalid in step with the live check.
 "use strict";
 
 (function () {
@@ -39,13 +39,6 @@
     });
   }
 
-  // The editor's tabs are remembered across pages; the agent preview has fewer of them.
-  function knownTab() {
-    document.querySelectorAll(".preview-wrap[data-tab]").forEach(function (wrap) {
-      if (!wrap.querySelector('[data-panel="' + wrap.dataset.tab + '"]')) wrap.dataset.tab = "document";
-    });
-  }
-
   document.addEventListener("click", function (event) {
     const button = event.target.closest("[data-goto-field]");
     if (button) {
@@ -58,7 +51,5 @@
     const elt = event.detail.elt;
     const form = elt && elt.closest ? elt.closest("form") : null;
     if (form && form.querySelector(".item-preview, .binding-output")) markInvalid(form);
-    knownTab();
   });
-  document.addEventListener("DOMContentLoaded", knownTab);
 })();
