@@ -119,7 +119,9 @@ def test_list_of_unknown_agent_is_404(client, simon):
 
 
 def test_log_appended_from_the_editor_shows_up(client, simon, csrf):
-    client.post("/agents/Simon/skills/chat/log", data={"csrf_token": csrf})
+    # A draft that writes no user text: the incoming message becomes it (one info).
+    client.post("/agents/Simon/skills/chat/log", data={
+        "csrf_token": csrf, "enabled": "1", "triggers": "dm", "content": "system:\nNo user text."})
     html = client.get(LOG).data.decode()
     assert "admin asks about mentions" in html and "1 info</span>" in html
 

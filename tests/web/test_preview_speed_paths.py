@@ -153,7 +153,8 @@ def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monk
     assert second.document_diff.added == first.document_diff.added
     # Another choice, or another saved workspace, is assembled afresh.
     assembled.clear()
-    build_preview(again, _typed(again, "skill_15", "A line"), Choice(trigger="cron"), Models())
+    # (A trigger that does not select the skill would be followed back to the same choice.)
+    build_preview(again, _typed(again, "skill_15", "A line"), Choice(message="other"), Models())
     changed = dataclasses.replace(workspace, skills=(*workspace.skills[:15], _typed(
         workspace, "skill_15", "saved"), *workspace.skills[16:]))
     third = build_preview(changed, _typed(changed, "skill_15", "A line"), Choice(), Models())

@@ -40,6 +40,10 @@ MAX_EMBEDDINGS = 5_000
 MAX_WORK_CHARS = 8_000_000
 
 
+def selects(skill: Skill, trigger: str) -> bool:
+    """Whether `trigger` selects `skill`: an enabled layer-1 skill with that trigger."""
+    return skill.enabled and skill.layer == 1 and trigger in skill.triggers
+
 
 class Unresolved(NamedTuple):
     """A name that resolves to nothing, and the known names closest to it."""
@@ -229,8 +233,7 @@ def assemble(
     message = chosen.message if message is None else message
     run = _Run(workspace, chosen, message, overrides or {})
 
-    selected = [s for s in workspace.skills
-                if s.enabled and s.layer == 1 and trigger in s.triggers]
+    selected = [s for s in workspace.skills if selects(s, trigger)]
     if not selected:
         note("info", "no-skills", f"no enabled layer-1 skill has the trigger `{trigger}`")
     pieces: list[Piece] = []

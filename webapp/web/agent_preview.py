@@ -16,7 +16,7 @@ from webapp.db import get_session
 from webapp.pipeline import Workspace
 
 from .agent_view import build, build_comparison
-from .forms import choice_args, parse_choice, request_data
+from .forms import choice_args, parse_choice, picker_choice, request_data
 from .preview import Choice, run, skill_link
 from .responses import page_or_fragment, wants_fragment
 from .workspace import load_workspace
@@ -28,7 +28,7 @@ bp = Blueprint("agent_preview", __name__)
 def show(agent: str) -> Response:
     """The agent's context for the scenario (and overrides) in the query string."""
     workspace = load_workspace(agent)
-    choice, errors = parse_choice(request.args, workspace)
+    choice, errors = picker_choice(request.args, workspace)
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice),
@@ -42,7 +42,7 @@ def append_log(agent: str) -> Response:
     session = get_session()
     workspace = load_workspace(agent)
     data, _ = request_data()
-    choice, errors = parse_choice(data, workspace)
+    choice, errors = picker_choice(data, workspace)
     if errors:
         abort(422, description="; ".join(f"{k}: {v}" for k, v in errors.items()))
     entry = store.log_context(session, agent, run(workspace, choice), scenario=choice.scenario)

@@ -15,7 +15,7 @@ from webapp.db import get_session
 from webapp.pipeline import Skill
 
 from .diffing import diff_lines
-from .forms import choice_args, parse_choice
+from .forms import choice_args, picker_choice
 from .responses import page_or_fragment
 
 
@@ -24,7 +24,7 @@ def conflict_response(agent: str, d_tag: str, mine: Skill, your_version: int,
     """HTTP 409: the author's text, the saved text and their diff; nothing is lost."""
     saved = exc.saved
     workspace = store.load_workspace(get_session(), agent)
-    choice, _ = parse_choice(data, workspace)
+    choice, _ = picker_choice(data, workspace)
     return page_or_fragment(
         "conflict.html", "_conflict.html", 409,
         agent=agent, current=d_tag, mine=mine, saved=saved, your_version=your_version,

@@ -17,15 +17,14 @@ from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace
 
 from .conflicts import conflict_response
-from .forms import choice_args, parse_choice, parse_skill_form, request_data
+from .forms import choice_args, parse_skill_form, picker_choice, request_data
 from .preview import (
     Choice,
     build_preview,
     preview_models,
     problem_counts,
-    run,
+    run_followed,
     skill_link,
-    with_draft,
 )
 from .responses import flag, page_or_fragment, wants_fragment
 
@@ -97,7 +96,7 @@ def save(agent: str, d_tag: str) -> Response:
         return editor_response(agent, form.version, form.draft, data, errors=errors, dirty=True)
     flash(f"Saved {saved.d_tag} as version {saved.version}.")
     workspace = store.load_workspace(session, agent)
-    choice, _ = parse_choice(data, workspace)
+    choice, _ = picker_choice(data, workspace)
     return redirect(url_for("editor.edit", agent=agent, d_tag=saved.d_tag,
                             **choice_args(choice, workspace)), 303)
 
@@ -147,12 +146,14 @@ def append_log(agent: str, d_tag: str) -> Response:
     data, from_form = request_data()
     form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
     workspace = store.load_workspace(session, agent)
-    choice, errors = parse_choice(data, workspace)
+    choice, errors = picker_choice(data, workspace)
     if form.errors or errors:
         reasons = "; ".join(f"{k}: {v}" for k, v in {**form.errors, **errors}.items())
         abort(422, description=reasons)
-    context = run(with_draft(workspace, form.draft), choice)
-    entry = store.log_context(session, agent, context, scenario=choice.scenario)
+    # The context the preview shows: the skill keeps its saved d_tag until it is saved.
+    draft = dataclasses.replace(form.draft, d_tag=d_tag)
+    context, followed = run_followed(workspace, draft, choice)
+    entry = store.log_context(session, agent, context, scenario=followed.scenario)
     if not wants_fragment():
         flash("Appended the context to the log.")
         return redirect(url_for("editor.edit", agent=agent, d_tag=d_tag,
@@ -188,7 +189,7 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "skills": workspace.skills,
         # Only the skill list shows them, and a preview fragment has no list.
         "problem_counts": {} if wants_fragment() and fragment == "_preview.html"
-        else problem_counts(workspace),
+        else problem_counts(workspace, choice),
         "choice": choice,
         "choice_args": choice_args(choice, workspace),
         "scenarios": list(workspace.scenarios_by_name),
@@ -208,7 +209,7 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     session = get_session()
     current = request.view_args["d_tag"]
     workspace = store.load_workspace(session, agent)
-    choice, choice_errors = parse_choice(data, workspace)
+    choice, choice_errors = picker_choice(data, workspace)
     errors = {**(errors or {}), **choice_errors}
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
     shown = draft if draft.d_tag == current else dataclasses.replace(draft, d_tag=current)
@@ -222,13 +223,13 @@ def skill_list_changed(agent: str, data: Any) -> Response:
     session = get_session()
     current = data.get("current") or request.view_args["d_tag"]
     workspace = store.load_workspace(session, agent)
-    choice, _ = parse_choice(data, workspace)
+    choice, _ = picker_choice(data, workspace)
     if not wants_fragment():
         return redirect(url_for("editor.edit", agent=agent, d_tag=current,
                                 **choice_args(choice, workspace)), 303)
     response = page_or_fragment(
         "editor.html", "_skill_list.html", agent=agent, current=current,
-        skills=workspace.skills, problem_counts=problem_counts(workspace),
+        skills=workspace.skills, problem_counts=problem_counts(workspace, choice),
         choice_args=choice_args(choice, workspace))
     # The saved workspace changed: the form listens for this and refreshes the preview.
     response.headers["HX-Trigger"] = "workspace-changed"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import abort, request
+from flask import abort, request, session
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
@@ -21,6 +21,12 @@ from webapp import store
 from webapp.pipeline import Skill, Workspace, loads_json
 
 from .preview import Choice
+
+#: The session key of the scenario last picked for each agent (in its editor or agent
+#: preview): `[agent, scenario]` pairs, the newest last, for at most `PICKED_AGENTS` agents
+#: (the session is a cookie of about 4 KB, and a name may have 200 characters).
+PICKED_KEY = "picked_scenarios"
+PICKED_AGENTS = 6
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no", ""}
@@ -140,8 +146,10 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
     return SkillForm(draft, version, errors)
 
 
-def parse_choice(data: Mapping[str, Any], workspace: Workspace) -> tuple[Choice, dict[str, str]]:
-    """Read the scenario picker; blank fields mean "the scenario's own"."""
+def parse_choice(data: Mapping[str, Any], workspace: Workspace, default: str | None = None
+                 ) -> tuple[Choice, dict[str, str]]:
+    """Read the scenario picker; blank fields mean "the scenario's own". Without a
+    scenario, the choice is `default` if the workspace has it, else its first."""
     errors: dict[str, str] = {}
     names = [sc.name for sc in workspace.scenarios]
     scenario = _blank_to_none(data.get("scenario"))
@@ -149,13 +157,35 @@ def parse_choice(data: Mapping[str, Any], workspace: Workspace) -> tuple[Choice,
         errors["scenario"] = f"no scenario named {scenario!r}"
         scenario = None
     if scenario is None and names:
-        scenario = names[0]
+        scenario = default if default in names else names[0]
     return Choice(
         scenario=scenario,
         trigger=_stripped(data.get("trigger")),
         message=_blank_to_none(data.get("message")),
         provider=_stripped(data.get("provider")),
     ), errors
+
+
+def picker_choice(data: Mapping[str, Any], workspace: Workspace) -> tuple[Choice, dict[str, str]]:
+    """The picker of the editor and the agent preview: `parse_choice`, remembering per
+    agent (in the session) the scenario a request names, and choosing the remembered one
+    when a request names none, so a skill opened from a link without the picker's
+    arguments keeps the scenario picked last."""
+    agent = workspace.agent.name
+    picked = session.get(PICKED_KEY)
+    pairs = [tuple(pair) for pair in picked if _is_pair(pair)] if isinstance(picked, list) else []
+    remembered = dict(pairs).get(agent)
+    choice, errors = parse_choice(data, workspace, default=remembered)
+    named = _blank_to_none(data.get("scenario"))
+    if named is not None and "scenario" not in errors and named != remembered:
+        pairs = [pair for pair in pairs if pair[0] != agent] + [(agent, named)]
+        session[PICKED_KEY] = [list(pair) for pair in pairs[-PICKED_AGENTS:]]
+    return choice, errors
+
+
+def _is_pair(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) == 2
+            and all(isinstance(item, str) for item in value))
 
 
 def choice_args(choice: Choice, workspace: Workspace) -> dict[str, str]:

@@ -3,13 +3,16 @@
 `build_preview` assembles the context twice — once from the saved skills, once with
 the draft in place of the saved skill — and turns the results into plain view data:
 message cards with sizes, the highlighted source with its provenance gutter, diffs,
-request bodies, problems and the stage trace. Templates only lay this out.
+request bodies, problems and the stage trace. Templates only lay this out. Both are
+assembled where the pipeline's `preview_target` says the draft is used (`follow`), so
+the preview shows the skill being edited whatever scenario the picker names.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +23,13 @@ from webapp.lru import LRU
 from webapp.pipeline import (
     Context,
     Diagnostic,
+    PreviewTarget,
     Skill,
     Workspace,
     assemble,
     dump_bundle,
     dumps_json,
+    preview_target,
 )
 from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
@@ -86,11 +91,41 @@ class RequestBody:
         return dumps_json(self.value, indent=2)
 
 
+@dataclass(frozen=True, slots=True)
+class ProblemCounts:
+    """One skill's own problems (the diagnostics in its lines), by severity."""
+
+    error: int = 0
+    warning: int = 0
+    info: int = 0
+
+    @classmethod
+    def of(cls, diagnostics: Iterable[Diagnostic], d_tag: str) -> ProblemCounts:
+        found = Counter(d.severity for d in diagnostics if d.skill == d_tag)
+        return cls(found["error"], found["warning"], found["info"])
+
+    @property
+    def total(self) -> int:
+        return self.error + self.warning + self.info
+
+    @property
+    def severity(self) -> str | None:
+        """The worst severity among them (None when there are none)."""
+        return next((name for name in _SEVERITY_ORDER if getattr(self, name)), None)
+
+    @property
+    def text(self) -> str:
+        """`1 error, 2 warnings`; empty when there are none."""
+        return ", ".join(f"{n} {name}{'s' if n != 1 and name != 'info' else ''}"
+                         for name in _SEVERITY_ORDER if (n := getattr(self, name)))
+
+
 @dataclass
 class Preview:
     """Everything the preview tabs need."""
 
     d_tag: str
+    target: PreviewTarget  # where it was assembled: the followed scenario, host, alone
     context: Context
     saved: Context
     cards: list[MessageCard]
@@ -106,6 +141,11 @@ class Preview:
     @property
     def counts(self) -> dict[str, int]:
         return self.context.counts()
+
+    @property
+    def own(self) -> ProblemCounts:
+        """The edited skill's own problems, as the skill list's badge counts them."""
+        return ProblemCounts.of(self.problems, self.d_tag)
 
 
 def preview_models() -> Models:
@@ -148,6 +188,22 @@ def run(workspace: Workspace, choice: Choice) -> Context:
                     trigger=choice.trigger, message=choice.message)
 
 
+def follow(workspace: Workspace, d_tag: str, choice: Choice) -> tuple[PreviewTarget, Choice]:
+    """Where the preview of skill `d_tag` is assembled for the picker's `choice` (the
+    pipeline's `preview_target`), and the choice that assembles it there: the followed
+    scenario and trigger with the author's message and provider."""
+    target = preview_target(workspace, d_tag, choice.scenario, choice.trigger)
+    return target, dataclasses.replace(choice, scenario=target.scenario, trigger=target.trigger)
+
+
+def run_followed(workspace: Workspace, draft: Skill, choice: Choice) -> tuple[Context, Choice]:
+    """The context the preview of `draft` shows for `choice` (what "Append to context log"
+    stores), and the choice it was assembled for."""
+    drafted = with_draft(workspace, draft)
+    target, followed = follow(drafted, draft.d_tag, choice)
+    return run(target.workspace_for(drafted), followed), followed
+
+
 #: The saved assemblies of the last few workspaces and choices. While an author types,
 #: the saved skills stay the same and so does their assembly, which the diffs compare
 #: the draft's with. Keyed on every input of `run`, so an entry is never stale.
@@ -183,17 +239,24 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
                   ) -> Preview:
     """Assemble saved and draft contexts for `choice` and build every tab's view data.
 
+    Both are assembled where the draft is used (`follow`: the decision is the draft's, so
+    a draft that changes its triggers is followed), the saved skills under the same target.
     `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
     (without it, they do not link).
     """
+    drafted = with_draft(workspace, draft)
+    target, followed = follow(drafted, draft.d_tag, choice)
+    original = target.workspace_for(workspace)
     if workspace.skills_by_tag.get(draft.d_tag) == draft:
-        saved = context = saved_contexts.put(run_key(workspace, choice), run(workspace, choice))
+        saved = context = saved_contexts.put(run_key(original, followed),
+                                             run(original, followed))
     else:
-        saved = run_saved(workspace, choice)
-        context = run(with_draft(workspace, draft), choice)
+        saved = run_saved(original, followed)
+        context = run(target.workspace_for(drafted), followed)
     cards = [message_card(m) for m in context.messages]
     return Preview(
         d_tag=draft.d_tag,
+        target=target,
         context=context,
         saved=saved,
         cards=cards,
@@ -202,7 +265,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
         bodies=request_bodies(context.messages, models),
         problems=sorted(context.diagnostics, key=problem_key),
-        stages=stage_views(context, draft.d_tag),
+        stages=stage_views(context, target.host or draft.d_tag),
         total_tokens=count_tokens(context.document),
         trigger=context.trigger,
     )
@@ -248,7 +311,8 @@ def _body(name: str, slug: str, value: dict[str, Any], note: str | None = None) 
 
 
 def stage_views(context: Context, d_tag: str) -> list[StageView]:
-    """The edited skill's stage trace, each stage diffed against the one before."""
+    """Skill `d_tag`'s stage trace (the edited skill's, or its host's), each stage diffed
+    against the one before."""
     for trace in context.trace:
         if trace.d_tag == d_tag:
             views, previous = [], None
@@ -265,19 +329,22 @@ def problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:
             diagnostic.line or 0)
 
 
-def problem_counts(workspace: Workspace) -> dict[str, int]:
-    """Problems (errors and warnings) per skill over every scenario of the workspace.
+def problem_counts(workspace: Workspace, choice: Choice) -> dict[str, ProblemCounts]:
+    """Each saved skill's own problems where its preview is assembled for `choice`.
 
-    A skill only shows its problems when a scenario's trigger selects it, so the
-    skill list runs each scenario once and counts each distinct problem once.
+    The skill list's badges: the same target (`follow`) and the same count
+    (`ProblemCounts.of`) as the Problems tab of that skill's preview, so for the skill
+    being edited the two agree. Skills previewed under the same scenario and trigger share
+    one assembly; a skill previewed alone gets its own. Skills without problems are left out.
     """
-    seen: set[tuple[Any, ...]] = set()
-    choices = [Choice(scenario=sc.name) for sc in workspace.scenarios] or [Choice()]
-    for choice in choices:
-        for d in run(workspace, choice).diagnostics:
-            if d.skill and d.severity in ("error", "warning"):
-                seen.add((d.skill, d.code, d.line, d.message))
-    counts: dict[str, int] = {}
-    for skill, *_ in seen:
-        counts[skill] = counts.get(skill, 0) + 1
+    contexts: dict[tuple[Any, ...], Context] = {}
+    counts: dict[str, ProblemCounts] = {}
+    for skill in workspace.skills:
+        target, followed = follow(workspace, skill.d_tag, choice)
+        key = (followed, skill.d_tag if target.alone else None)
+        if key not in contexts:
+            contexts[key] = run(target.workspace_for(workspace), followed)
+        own = ProblemCounts.of(contexts[key].diagnostics, skill.d_tag)
+        if own.total:
+            counts[skill.d_tag] = own
     return counts
