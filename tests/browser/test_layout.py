@@ -221,7 +221,7 @@ def test_every_control_has_a_name_and_focus_shows(page_at, live_server):
                  "Enabled: personality"):
         assert page.get_by_role("button", name=name, exact=True).count() == 1
     assert page.get_by_role("button", name="Save", exact=True).count() == 1
-    assert page.get_by_role("textbox", name="Skill content (markdown)").count() == 1
+    assert page.get_by_role("textbox", name="Content", exact=True).count() == 1
     assert page.get_by_role("combobox", name="Scenario").count() == 1
 
     # Tab from the skip link to a control: its outline is drawn.

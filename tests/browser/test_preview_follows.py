@@ -35,9 +35,9 @@ def test_typing_in_dm_reply_changes_the_diff(app, live_server, context):
     page.keyboard.press("Control+Home")
     page.keyboard.press("End")
     page.keyboard.type("\nTyped in the browser.")
-    page.get_by_role("button", name="Diff").click()
+    page.get_by_role("tab", name="Diff").click()
     diff = page.locator("#preview [data-panel=diff]")
     expect(diff).to_contain_text("Typed in the browser.")
     expect(diff).not_to_contain_text("No change: the draft")
-    expect(page.get_by_role("button", name="Diff")).to_contain_text("Δ")
+    expect(page.get_by_role("tab", name="Diff")).to_contain_text("Δ")
     assert errors == []

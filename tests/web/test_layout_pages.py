@@ -80,7 +80,7 @@ def test_splitter_and_list_buttons_have_names(client, simon):
     for d_tag in ("identity", "personality", "chat"):
         assert f'aria-label="Move {d_tag} up"' in html and f'aria-label="Move {d_tag} down"' in html
         assert f'aria-label="Enabled: {d_tag}"' in html
-    assert 'aria-label="Skill content (markdown)"' in html  # names kept as they were
+    assert 'aria-label="Content"' in html  # the name the issues give the editor
     assert 'aria-keyshortcuts="Control+S Meta+S">Save</button>' in html
 
 
