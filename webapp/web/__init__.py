@@ -25,11 +25,12 @@ from . import (
     tools,
     transfer,
     trash,
+    uses,
     variables,
 )
 
 BLUEPRINTS = (editor.bp, tools.bp, variables.bp, scenarios.bp, agent_preview.bp, log.bp,
-              history.bp, trash.bp, transfer.bp, help.bp)
+              history.bp, trash.bp, transfer.bp, help.bp, uses.bp)
 
 
 def not_found(exc: store.NotFound) -> Any:
