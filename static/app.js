@@ -1,8 +1,8 @@
 // Skill Editor: all client behaviour lives here (the CSP forbids inline script).
 // Everything works without it; this adds tabs, live-preview niceties, copy buttons,
-// Ctrl/Cmd+S, the unsaved-changes marker, the prompt before leaving with edits and the
-// splitter between the form and the preview. The keys are listed on the Help page
-// (templates/_help.html): keep the two in step.
+// Ctrl/Cmd+S, the unsaved-changes marker, the prompt before leaving with edits, the
+// splitter between the form and the preview and dragging the skill list. The keys are
+// listed on the Help page (templates/_help.html): keep the two in step.
 "use strict";
 
 document.documentElement.classList.add("js");
@@ -220,9 +220,29 @@ document.documentElement.classList.add("js");
     document.title = (dirty ? "● " : "") + document.title.replace(/^● /, "");
   }
 
+  // -- the skill list: drag to reorder with SortableJS (vendored, loaded on the editor
+  //    page only). A drop posts the list's hidden `order` inputs, now in the new order,
+  //    with the #skill-order form; the answer is the list as saved. Made again for each
+  //    list htmx swaps in.
+  function sortableList() {
+    const list = document.getElementById("skill-items");
+    if (!list || typeof Sortable === "undefined" || Sortable.get(list)) return;
+    Sortable.create(list, {
+      handle: ".drag-handle",
+      draggable: ".skill",
+      animation: 120,
+      onEnd: function (event) {
+        const form = document.getElementById("skill-order");
+        if (form && event.oldIndex !== event.newIndex) form.requestSubmit();
+      },
+    });
+  }
+  document.addEventListener("htmx:afterSettle", sortableList);
+
   document.addEventListener("DOMContentLoaded", function () {
     restoreViews();
     syncTabs();
+    sortableList();
     const form = editorForm();
     if (form) {
       restoreSplit(form);

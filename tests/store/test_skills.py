@@ -178,6 +178,21 @@ def test_reorder_sets_the_adoption_order(session, agent):
         store.reorder_skills(session, agent, ["chat", "chat", "intro", "other"])
 
 
+@pytest.mark.parametrize("order, message", [
+    ("chat", "must be a list of d_tags"),
+    (None, "must be a list of d_tags"),
+    (["chat", 3, "other"], r"must be a list of d_tags \(text\)"),
+    (["chat", "intro", "other", "x" * 500],
+     r"unknown: x{40}… \(500 characters\)\)"),  # a long d_tag is cut short
+    (["chat", "intro", "other", *(f"n{i}" for i in range(100_000))],
+     r"unknown: n0, n1, n2, n3, n4 and 99995 more\)"),  # linear time, a short message
+])
+def test_reorder_refuses_what_is_not_a_permutation(session, agent, order, message):
+    with pytest.raises(store.ValidationError, match=message):
+        store.reorder_skills(session, agent, order)
+    assert [s.d_tag for s in store.list_skills(session, agent)] == ["intro", "chat", "other"]
+
+
 def test_set_enabled_is_a_saved_version(session, agent):
     skill = store.set_skill_enabled(session, agent, "chat", False)
     assert (skill.enabled, skill.version) == (False, 2)

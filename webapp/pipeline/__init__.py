@@ -39,6 +39,16 @@ from .json_markdown import json_to_markdown
 from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
+from .usage import (
+    BindingUse,
+    LineUse,
+    Meaning,
+    SectionUse,
+    SkillUse,
+    WhereUsed,
+    find_skills,
+    where_used,
+)
 from .workspace import (
     BUILTIN_ALIASES,
     BUILTIN_TOOLS,
@@ -70,19 +80,24 @@ __all__ = [
     "RESERVED_TOOL_NAMES",
     "ROLES",
     "Agent",
+    "BindingUse",
     "BundleError",
     "Context",
     "Diagnostic",
     "FormatOptions",
     "HistoryEntry",
     "LogEntry",
+    "LineUse",
     "LogFormatError",
+    "Meaning",
     "Origin",
     "PreviewTarget",
     "Problem",
     "Scenario",
+    "SectionUse",
     "Skill",
     "SkillNames",
+    "SkillUse",
     "SkillTrace",
     "Stage",
     "Tool",
@@ -90,6 +105,7 @@ __all__ = [
     "Unknown",
     "Use",
     "Variable",
+    "WhereUsed",
     "Workspace",
     "assemble",
     "call_binding",
@@ -103,6 +119,7 @@ __all__ = [
     "dump_tool",
     "dump_variable",
     "dumps_json",
+    "find_skills",
     "format_log_entry",
     "item_field",
     "json_to_markdown",
@@ -125,4 +142,5 @@ __all__ = [
     "tool_uses",
     "unknown_variables",
     "variable_uses",
+    "where_used",
 ]

@@ -136,11 +136,16 @@ class Resolver:
             return self._suggestions[name]
         except KeyError:
             pass
-        ws = self.workspace
-        known = [*ws.variables_by_name, *BUILTIN_TOOLS, *BUILTIN_ALIASES, *ws.tools_by_name,
-                 *ws.skills_by_tag]
-        close = self._suggestions[name] = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        close = self._suggestions[name] = close_names(self.workspace, name)
         return close
+
+
+def close_names(workspace: Workspace, name: str) -> list[str]:
+    """The names `workspace` knows (bindings, built-ins, mock tools, skills) closest to
+    `name`, best first: what an unknown `{{name}}` may have meant."""
+    known = [*workspace.variables_by_name, *BUILTIN_TOOLS, *BUILTIN_ALIASES,
+             *workspace.tools_by_name, *workspace.skills_by_tag]
+    return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
 
 
 def select(result: Any, binding: Variable) -> tuple[Any, Diagnostic | None]:

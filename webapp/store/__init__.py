@@ -49,6 +49,7 @@ from .revisions import get_revision, list_revisions, restore_revision
 from .rules import (
     INTEGER_RANGES,
     MAX_ID,
+    NAME_LENGTH,
     agent_name_problem,
     bundle_problems,
     item_problems,
@@ -75,6 +76,7 @@ from .workspaces import export_bundle, import_bundle, load_workspace
 __all__ = [
     "INTEGER_RANGES",
     "MAX_ID",
+    "NAME_LENGTH",
     "AgentRef",
     "AlreadyExists",
     "agent_name_problem",

@@ -9,6 +9,7 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 - whole numbers within their range (`INTEGER_RANGES`): SQLite holds 64 bits, PostgreSQL's
   `integer` 32, and a number no row can have is refused before a query is made;
 - an agent's name is usable in an address and a file name (`agent_name_problem`);
+- a new adoption order names every live skill exactly once (`order_problem`);
 - line ends: every stored text has LF line ends (`normalize_text`: CRLF and a lone CR
   become LF), because a browser sends a textarea's text with CRLF, so a lone CR could
   not survive an edit.
@@ -20,7 +21,8 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webapp import models
@@ -143,6 +145,38 @@ def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
         return None, "must be a whole number"
     problem = integer_problem(name, value)
     return (None, problem) if problem else (value, None)
+
+
+#: The longest name any item can have (a d_tag, a tool, binding or scenario name).
+NAME_LENGTH = models.NAME_LENGTH
+
+#: How many d_tags an order problem names of each kind (missing, unknown, repeated).
+ORDER_NAMES_SHOWN = 5
+
+
+def order_problem(order: Any, live: Sequence[str]) -> str | None:
+    """What is wrong with `order` as the adoption order of the skills `live` (their
+    d_tags), or None: it must be a list of d_tags naming each of them exactly once.
+
+    The message names at most `ORDER_NAMES_SHOWN` d_tags of each kind, each cut short, so
+    a hostile order of a million names gives a short answer (and costs linear time).
+    """
+    if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
+        return "must be a list of d_tags"
+    if not all(isinstance(d_tag, str) for d_tag in order):
+        return "must be a list of d_tags (text)"
+    counts, known = Counter(order), set(live)
+    kinds = {"missing": [d for d in live if d not in counts],
+             "unknown": [d for d in counts if d not in known],
+             "repeated": [d for d, n in counts.items() if n > 1 and d in known]}
+    found = [f"{kind}: {_names(d_tags)}" for kind, d_tags in kinds.items() if d_tags]
+    return f"must list every skill once ({'; '.join(found)})" if found else None
+
+
+def _names(d_tags: list[str]) -> str:
+    shown = ", ".join(_excerpt(d) for d in d_tags[:ORDER_NAMES_SHOWN])
+    more = len(d_tags) - ORDER_NAMES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def can_be_stored(text: str) -> bool:

@@ -234,18 +234,15 @@ def set_skill_enabled(session: Session, agent: AgentRef, d_tag: str, enabled: bo
 
 @change
 def reorder_skills(session: Session, agent: AgentRef, d_tags: Sequence[str]) -> list[models.Skill]:
-    """Set the adoption order: `d_tags` must name every live skill exactly once."""
+    """Set the adoption order: `d_tags` must name every live skill exactly once.
+
+    Raises `ValidationError` on `order` (`rules.order_problem`) otherwise; nothing changes.
+    """
     agent_row = get_agent(session, agent)
     live = list_skills(session, agent_row)
-    if sorted(d_tags) != sorted(s.d_tag for s in live):
-        missing = sorted({s.d_tag for s in live} - set(d_tags))
-        extra = sorted(set(d_tags) - {s.d_tag for s in live})
-        duplicated = sorted({t for t in d_tags if list(d_tags).count(t) > 1})
-        details = [f"missing: {', '.join(missing)}" if missing else "",
-                   f"unknown: {', '.join(extra)}" if extra else "",
-                   f"repeated: {', '.join(duplicated)}" if duplicated else ""]
-        raise ValidationError([("order", "must list every skill once ("
-                                + "; ".join(d for d in details if d) + ")")])
+    problem = rules.order_problem(d_tags, [s.d_tag for s in live])
+    if problem:
+        raise ValidationError([("order", problem)])
     by_tag = {s.d_tag: s for s in live}
     for position, d_tag in enumerate(d_tags):
         by_tag[d_tag].position = position

@@ -27,11 +27,12 @@ from . import (
     tools,
     transfer,
     trash,
+    uses,
     variables,
 )
 
 BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
-              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp)
+              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp)
 
 
 def not_found(exc: store.NotFound) -> Any:

@@ -1,4 +1,5 @@
-"""The agent index and the skill editor with its live context preview.
+"""The agent index and the skill editor with its live context preview and its skill
+list (filtered, toggled and reordered in place).
 
 Each route parses the request, calls the store and the pipeline, and renders; the
 view data comes from `preview.build_preview`, the page-or-fragment choice from
@@ -14,10 +15,17 @@ from flask import Blueprint, Response, abort, flash, redirect, request, url_for
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import Skill, Workspace
+from webapp.pipeline import Skill, Workspace, find_skills
 
 from .conflicts import conflict_response
-from .forms import choice_args, parse_skill_form, picker_choice, request_data
+from .forms import (
+    choice_args,
+    filter_query,
+    order_field,
+    parse_skill_form,
+    picker_choice,
+    request_data,
+)
 from .preview import (
     Choice,
     build_preview,
@@ -138,6 +146,26 @@ def move(agent: str, d_tag: str) -> Response:
     return skill_list_changed(agent, data)
 
 
+@bp.post("/agents/<agent>/order")
+def order(agent: str) -> Response:
+    """Set the whole adoption order (the list's drag and drop): `order` names every skill once."""
+    data, from_form = request_data()
+    try:
+        store.reorder_skills(get_session(), agent, order_field(data, from_form=from_form))
+    except store.ValidationError as exc:
+        if not wants_fragment():
+            raise  # the 422 page
+        # The list as saved (the drop undone) with the reason, in place.
+        return skill_list_response(agent, data, status=422, order_error=exc.errors["order"])
+    return skill_list_changed(agent, data)
+
+
+@bp.get("/agents/<agent>/skill-list")
+def skill_list(agent: str) -> Response:
+    """The skill list filtered by `q`, for htmx; otherwise a redirect to the editor."""
+    return skill_list_response(agent, request.args)
+
+
 @bp.post("/agents/<agent>/skills/<path:d_tag>/log")
 def append_log(agent: str, d_tag: str) -> Response:
     """Append the previewed context (draft included) to the agent's context log."""
@@ -177,19 +205,20 @@ def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
-                   choice: Choice, current: str, fragment: str) -> dict[str, Any]:
+                   choice: Choice, current: str, fragment: str, query: str = ""
+                   ) -> dict[str, Any]:
     """Everything `editor.html` and its fragments need."""
     scenario = workspace.scenarios_by_name.get(choice.scenario or "")
+    # Only the skill list shows the problem counts and the filter; a preview has no list.
+    no_list = wants_fragment() and fragment == "_preview.html"
     return {
         "agent": agent,
         "current": current,
         "version": version,
         "draft": draft,
         "line_count": draft.content.count("\n") + 1,
-        "skills": workspace.skills,
-        # Only the skill list shows them, and a preview fragment has no list.
-        "problem_counts": {} if wants_fragment() and fragment == "_preview.html"
-        else problem_counts(workspace, choice),
+        **({"skills": workspace.skills, "problem_counts": {}, "q": "", "shown": frozenset()}
+           if no_list else list_context(workspace, choice, query)),
         "choice": choice,
         "choice_args": choice_args(choice, workspace),
         "scenarios": list(workspace.scenarios_by_name),
@@ -213,24 +242,42 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     errors = {**(errors or {}), **choice_errors}
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
     shown = draft if draft.d_tag == current else dataclasses.replace(draft, d_tag=current)
-    context = editor_context(agent, version, shown, workspace, choice, current, fragment)
+    context = editor_context(agent, version, shown, workspace, choice, current, fragment,
+                             filter_query(data))
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
 
 
+def list_context(workspace: Workspace, choice: Choice, query: str) -> dict[str, Any]:
+    """What `_skill_list.html` shows of the workspace: every skill (those the filter
+    `query` does not match are hidden, so a drag still orders them all), their problems
+    for the picker's `choice`."""
+    return {"skills": workspace.skills, "problem_counts": problem_counts(workspace, choice),
+            "q": query, "shown": frozenset(find_skills(workspace.skills, query))}
+
+
+def skill_list_response(agent: str, data: Any, *, status: int = 200,
+                        order_error: str | None = None) -> Response:
+    """The skill list, filtered by the request's `q`, for htmx; otherwise a 303 to the
+    editor of `current` (or of the agent's first skill), the filter and picker kept."""
+    current = data.get("current") or (request.view_args or {}).get("d_tag") or ""
+    workspace = store.load_workspace(get_session(), agent)
+    choice, _ = picker_choice(data, workspace)
+    args, query = choice_args(choice, workspace), filter_query(data)
+    if not wants_fragment():
+        if not current:
+            return redirect(url_for("editor.agent", agent=agent, **args), 303)
+        return redirect(url_for("editor.edit", agent=agent, d_tag=current, q=query or None,
+                                **args), 303)
+    return page_or_fragment("editor.html", "_skill_list.html", status, agent=agent,
+                            current=current, choice_args=args, order_error=order_error,
+                            **list_context(workspace, choice, query))
+
+
 def skill_list_changed(agent: str, data: Any) -> Response:
     """After a reorder or toggle: the new list for htmx (and a preview refresh), else a redirect."""
-    session = get_session()
-    current = data.get("current") or request.view_args["d_tag"]
-    workspace = store.load_workspace(session, agent)
-    choice, _ = picker_choice(data, workspace)
-    if not wants_fragment():
-        return redirect(url_for("editor.edit", agent=agent, d_tag=current,
-                                **choice_args(choice, workspace)), 303)
-    response = page_or_fragment(
-        "editor.html", "_skill_list.html", agent=agent, current=current,
-        skills=workspace.skills, problem_counts=problem_counts(workspace, choice),
-        choice_args=choice_args(choice, workspace))
-    # The saved workspace changed: the form listens for this and refreshes the preview.
-    response.headers["HX-Trigger"] = "workspace-changed"
+    response = skill_list_response(agent, data)
+    if wants_fragment():
+        # The saved workspace changed: the form listens for this and refreshes the preview.
+        response.headers["HX-Trigger"] = "workspace-changed"
     return response

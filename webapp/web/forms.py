@@ -1,4 +1,5 @@
-"""Reading the editor's requests: the skill form, the scenario picker, JSON bodies.
+"""Reading the editor's requests: the skill form, the scenario picker, the skill list's
+filter and order, JSON bodies.
 
 Each parser returns plain values plus a `{field: reason}` dict of errors; the routes
 answer 422 with those reasons and change nothing. Requests may be form-encoded (the
@@ -27,6 +28,9 @@ from .preview import Choice
 #: (the session is a cookie of about 4 KB, and a name may have 200 characters).
 PICKED_KEY = "picked_scenarios"
 PICKED_AGENTS = 6
+#: The longest skill-list filter kept (that of a d_tag or a name); the rest of a longer
+#: one is dropped, so the page never echoes more than this.
+MAX_QUERY = store.NAME_LENGTH
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no", ""}
@@ -186,6 +190,18 @@ def picker_choice(data: Mapping[str, Any], workspace: Workspace) -> tuple[Choice
 def _is_pair(value: Any) -> bool:
     return (isinstance(value, list) and len(value) == 2
             and all(isinstance(item, str) for item in value))
+def filter_query(data: Mapping[str, Any]) -> str:
+    """The skill list's filter (`q`), cut to `MAX_QUERY` characters; blank unless text."""
+    query = data.get("q")
+    return query[:MAX_QUERY] if isinstance(query, str) else ""
+
+
+def order_field(data: Mapping[str, Any], *, from_form: bool) -> Any:
+    """The new adoption order: every `order` field of a form, or a JSON body's `order`
+    (checked by the store, which says what is wrong with it)."""
+    if from_form and isinstance(data, MultiDict):
+        return data.getlist("order")
+    return data.get("order")
 
 
 def choice_args(choice: Choice, workspace: Workspace) -> dict[str, str]:
