@@ -131,12 +131,15 @@ def test_save_with_a_new_d_tag_is_one_transaction(session, agent):
     row = store.get_skill(session, agent, "intro")
     saved = store.save_skill(session, agent, "intro", expected_version=row.version,
                              content="I am about.\n", new_d_tag="about")
-    assert (saved.d_tag, saved.version, saved.content) == ("about", 3, "I am about.\n")
+    # One revision: the rename and the new text together, noting what was rewritten.
+    assert (saved.d_tag, saved.version, saved.content) == ("about", 2, "I am about.\n")
+    revision = max(store.list_revisions(session, agent, "about"), key=lambda r: r.version)
+    assert revision.version == 2 and revision.note == "renamed from intro; references rewritten in chat"
     assert "{{about}}" in store.get_skill(session, agent, "chat").content
 
     before = state(session, agent)
     with pytest.raises(store.ValidationError):  # the rename is fine, the save is not
-        store.save_skill(session, agent, "about", expected_version=3, content="x",
+        store.save_skill(session, agent, "about", expected_version=2, content="x",
                          layer=7, new_d_tag="intro")
     assert state(session, agent) == before
     with pytest.raises(store.Conflict):

@@ -206,19 +206,23 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
     submitted = {"content": content, "name": name, "layer": layer,
                  "triggers": None if triggers is None else list(triggers), "enabled": enabled,
                  "description": description}
-    if new_d_tag is not None and new_d_tag != d_tag:
-        renamed = rename_skill(session, agent, d_tag, new_d_tag, update_references=True,
-                               expected_version=expected_version)
-        d_tag, expected_version = new_d_tag, renamed.skill.version
     row = find_skill(session, agent, d_tag)
     if row is None:
         raise NotFound(f"no skill {excerpt(d_tag)}")
-    fields = _skill_input(
-        d_tag, content, row.name if name is None else name, row.layer if layer is None else layer,
-        row.triggers if triggers is None else submitted["triggers"],
-        row.enabled if enabled is None else enabled,
-        row.description if description is None else description)
-    return save(session, row, expected_version, fields, note, submitted)
+
+    def edited(new_tag: str, text: str) -> dict[str, Any]:
+        return _skill_input(
+            new_tag, text, row.name if name is None else name,
+            row.layer if layer is None else layer,
+            row.triggers if triggers is None else submitted["triggers"],
+            row.enabled if enabled is None else enabled,
+            row.description if description is None else description)
+
+    if new_d_tag is not None and new_d_tag != d_tag:
+        # One revision for the whole edit, the rename and the author's changes together.
+        return _rename(session, get_agent(session, agent), row, expected_version,
+                       edited(new_d_tag, content), submitted).skill
+    return save(session, row, expected_version, edited(d_tag, content), note, submitted)
 
 
 @change
@@ -285,24 +289,34 @@ def rename_skill(session: Session, agent: AgentRef, d_tag: str, new_d_tag: str, 
     version = row.version if expected_version is None else expected_version
     if new_d_tag == d_tag:
         return Renamed(row)
-    _skill_input(new_d_tag, row.content, row.name, row.layer, row.triggers, row.enabled,
-                 row.description)
-    if find_skill(session, agent_row, new_d_tag) is not None:
-        raise AlreadyExists([("d_tag", f"a skill {new_d_tag!r} already exists")])
-    users = references_to(session, agent_row, d_tag)
-    if users and not update_references:
-        raise InUse(d_tag, users, "rename")
+    if not update_references and references_to(session, agent_row, d_tag):
+        raise InUse(d_tag, references_to(session, agent_row, d_tag), "rename")
+    fields = _skill_input(new_d_tag, row.content, row.name, row.layer, row.triggers,
+                          row.enabled, row.description)
+    return _rename(session, agent_row, row, version, fields, {"d_tag": new_d_tag})
 
-    def renamed(text: str) -> str:
-        return rename_placeholders(text, d_tag, new_d_tag)
 
-    own = {**skill_fields(row), "d_tag": new_d_tag, "content": renamed(row.content)}
-    save(session, row, version, own, f"renamed from {d_tag}", {"d_tag": new_d_tag})
-    note = f"reference {{{{{d_tag}}}}} renamed to {{{{{new_d_tag}}}}}"
+def _rename(session: Session, agent: models.Agent, row: models.Skill, version: int,
+            fields: dict[str, Any], submitted: dict[str, Any]) -> Renamed:
+    """Save `row` with checked `fields` (a new `d_tag` among them; its own `{{old}}`
+    references renamed) as one new version, noting the old name and the skills whose
+    references were rewritten; each of those gets a version of its own."""
+    old, new_d_tag = row.d_tag, fields["d_tag"]
+    own = {**fields, "content": rename_placeholders(fields["content"], old, new_d_tag)}
+    taken = find_skill(session, agent, new_d_tag)
+    if taken is not None:
+        raise AlreadyExists([("d_tag", _taken(new_d_tag, taken))])
+    users = references_to(session, agent, old)
+    note = f"renamed from {old}"
+    if users:
+        note += f"; references rewritten in {', '.join(users)}"
+    save(session, row, version, own, note, submitted)
+    reference = f"reference {{{{{old}}}}} renamed to {{{{{new_d_tag}}}}}"
     for user_tag in users:
-        user = get_skill(session, agent_row, user_tag)
-        fields = {**skill_fields(user), "content": renamed(user.content)}
-        save(session, user, user.version, fields, note, {})
+        user = get_skill(session, agent, user_tag)
+        fields = {**skill_fields(user), "content": rename_placeholders(user.content, old,
+                                                                       new_d_tag)}
+        save(session, user, user.version, fields, reference, {})
     return Renamed(row, tuple(users))
 
 
