@@ -134,7 +134,8 @@ def test_save_with_a_new_d_tag_is_one_transaction(session, agent):
     # One revision: the rename and the new text together, noting what was rewritten.
     assert (saved.d_tag, saved.version, saved.content) == ("about", 2, "I am about.\n")
     revision = max(store.list_revisions(session, agent, "about"), key=lambda r: r.version)
-    assert revision.version == 2 and revision.note == "renamed from intro; references rewritten in chat"
+    assert revision.version == 2
+    assert revision.note == "renamed from intro; references rewritten in chat, other"
     assert "{{about}}" in store.get_skill(session, agent, "chat").content
 
     before = state(session, agent)
