@@ -275,6 +275,12 @@ document.documentElement.classList.add("js");
       selectTab(tab, false);
       return;
     }
+    const show = event.target.closest("[data-show-tab]");
+    if (show) {
+      const target = document.querySelector('[data-tab-button="' + show.dataset.showTab + '"]');
+      if (target) { event.preventDefault(); selectTab(target, true); }
+      return;
+    }
     const skip = event.target.closest(".skip-link");
     if (skip && contentArea()) {
       // Focus the textarea without adding #content to the address.
@@ -326,29 +332,142 @@ document.documentElement.classList.add("js");
       return;
     }
     if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "s") {
-      const form = editorForm();
+      const form = editorForm() || watchedForm(event.target);
       if (!form) return;
       event.preventDefault();
-      submitting = true;
-      form.requestSubmit();
+      if (form === editorForm()) {
+        saveInPlace(form);
+      } else {
+        submitting = true;
+        form.requestSubmit();
+      }
     }
   });
 
+  // -- Ctrl/Cmd+S in the editor saves without leaving the page, so the focus, the cursor,
+  //    the scroll position and the textarea's undo history stay. The server answers a
+  //    successful save with JSON; anything else (a rename, which moves the page, errors to
+  //    show, a conflict) is sent again as the form's ordinary submission, whose page says
+  //    what happened and keeps the author's text.
+  function saveInPlace(form, retried) {
+    const data = new FormData(form);
+    const fallback = function () { submitting = true; form.requestSubmit(); };
+    if (data.get("d_tag") !== form.dataset.current) { fallback(); return; }
+    status("Saving…", "");
+    fetch(form.action, {method: "POST", body: data, credentials: "same-origin",
+                        headers: {"X-Save-In-Place": "1"}})
+      .then(function (response) {
+        const token = response.headers.get(FRESH_TOKEN);
+        if (response.status === 400 && token && !retried) {
+          renewToken(token);
+          saveInPlace(form, true);
+          return null;
+        }
+        const json = (response.headers.get("Content-Type") || "").indexOf("application/json") >= 0;
+        if (!response.ok || !json) { fallback(); return null; }
+        return response.json();
+      })
+      .then(function (outcome) { if (outcome) saved(form, outcome); })
+      .catch(function () { status("Not saved: the server cannot be reached. Your text is still here.", "error"); });
+  }
+  function saved(form, outcome) {
+    form.querySelector('input[name="version"]').value = String(outcome.version);
+    const shown = form.querySelector(".form-version");
+    if (shown) shown.textContent = "version " + outcome.version;
+    delete form.dataset.dirty;
+    baseline = snapshot(form);
+    updateDirty();
+    const el = document.getElementById("status");
+    if (el) {
+      el.textContent = outcome.message + " ";
+      el.dataset.kind = outcome.errors ? "error" : "ok";
+      if (outcome.errors) {
+        const link = document.createElement("a");
+        link.href = "#problems";
+        link.dataset.showTab = "problems";
+        link.textContent = "Show the problems";
+        el.appendChild(link);
+      }
+    }
+    // The saved skills changed: the preview compares the draft with them again.
+    document.body.dispatchEvent(new Event("workspace-changed"));
+  }
+
+  // -- other forms (tools, bindings, scenarios, settings, new skill): ask before leaving
+  //    with edits. Each form marked data-warn-unsaved is compared with what it held when
+  //    the page (or the swap that brought it) was shown.
+  const watched = new Map();
+  function fieldsOf(form) {
+    const entries = [];
+    new FormData(form).forEach(function (value, key) {
+      if (key !== "csrf_token" && typeof value === "string") entries.push(key + "=" + value);
+    });
+    return entries.join("\u0000");
+  }
+  function watchForms(root) {
+    if (!root.querySelectorAll) return;
+    root.querySelectorAll("form[data-warn-unsaved]").forEach(function (form) {
+      if (watched.has(form)) return;
+      watched.set(form, form.dataset.dirty === "true" ? null : fieldsOf(form));
+      form.addEventListener("submit", function () { submitting = true; });
+    });
+  }
+  function watchedForm(element) {
+    const form = element && element.closest ? element.closest("form[data-warn-unsaved]") : null;
+    return form && watched.has(form) ? form : null;
+  }
+  function editedForms() {
+    const edited = [];
+    watched.forEach(function (saved, form) {
+      if (document.contains(form) && fieldsOf(form) !== saved) edited.push(form);
+    });
+    return edited;
+  }
+  document.addEventListener("DOMContentLoaded", function () { watchForms(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { watchForms(event.detail.elt || document); });
+
   window.addEventListener("beforeunload", function (event) {
-    if (!submitting && isDirty()) {
+    if (!submitting && (isDirty() || editedForms().length)) {
       event.preventDefault();
       event.returnValue = "";
     }
   });
+
   window.addEventListener("pageshow", function () { submitting = false; });
 
   // -- htmx: say when a preview request fails instead of silently showing stale output
+  // -- an expired CSRF token (the session ended, the server restarted): the refusal
+  //    carries the session's token; every form of the page takes it, and the request is
+  //    sent once more, so nothing typed is lost and nothing needs a reload.
+  const FRESH_TOKEN = "X-CSRF-Fresh-Token";
+  function renewToken(token) {
+    document.querySelectorAll('input[name="csrf_token"]').forEach(function (input) { input.value = token; });
+    const headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
+    for (const name of Object.keys(headers)) headers[name] = token;
+    document.body.setAttribute("hx-headers", JSON.stringify(headers));
+  }
+  let renewed = 0;
   document.addEventListener("htmx:responseError", function (event) {
     const xhr = event.detail.xhr;
+    const token = xhr.getResponseHeader(FRESH_TOKEN);
+    if (xhr.status === 400 && token && renewed < 3) {
+      renewed += 1;
+      renewToken(token);
+      status("The page's security token was renewed; sending again.", "");
+      // The same event again: "change" for typing (an `input changed` trigger would see no
+      // change), the form's submit for a button.
+      const config = event.detail.requestConfig || {};
+      const type = config.triggeringEvent ? config.triggeringEvent.type : "change";
+      htmx.trigger(event.detail.elt, type === "input" ? "change" : type);
+      return;
+    }
     const reason = xhr.status === 413 ? "the skill is too large"
-      : xhr.status === 400 ? "the page's security token expired; copy your text and reload"
+      : xhr.status === 400 ? "the request was refused; your text is still here"
       : xhr.statusText || "server error";
     status("Preview not updated (" + xhr.status + ": " + reason + ").", "error");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.successful) renewed = 0;
   });
   document.addEventListener("htmx:sendError", function () {
     status("Preview not updated: the server cannot be reached.", "error");

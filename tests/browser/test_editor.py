@@ -61,9 +61,22 @@ def test_live_preview_save_reload_and_conflict(context, live_server):
     page.click("[data-view-toggle=doc-view]")
     expect(page.locator("#preview tr.mine").first).to_contain_text("chat:")
 
-    # Ctrl+S saves; a reload shows the saved text.
+    # Ctrl+S saves in place: the page stays, and so do the focus, the cursor and the
+    # textarea's undo history; a reload shows the saved text.
+    page.focus("#content")
+    page.keyboard.press("Control+End")
     page.keyboard.press("Control+s")
-    expect(page.locator(".flashes")).to_contain_text("Saved chat as version 2.")
+    expect(page.locator("#status")).to_contain_text("Saved chat as version 2.")
+    expect(page.locator(".skill-form")).not_to_have_class("skill-form dirty")
+    expect(page.locator(".form-version")).to_have_text("version 2")
+    assert page.evaluate("window.__sameDocument") is True
+    assert page.evaluate("document.activeElement.id") == "content"
+    assert page.evaluate("document.getElementById('content').selectionStart") == page.evaluate(
+        "document.getElementById('content').value.length")
+    page.keyboard.press("Control+z")  # the undo history survived the save
+    assert not page.evaluate("document.getElementById('content').value").endswith(
+        "{{agent_npubb}}\n")
+    page.keyboard.press("Control+Shift+z")
     page.reload()
     expect(page.locator("#content")).to_have_value(
         "system:\n# Chat\n\nRespond helpfully to the admin.\nUse tools when a request requires "

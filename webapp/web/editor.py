@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, request, url_for
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
 
 from webapp import store
 from webapp.db import get_session
@@ -28,13 +28,15 @@ from .forms import (
 )
 from .preview import (
     Choice,
+    ProblemCounts,
     build_preview,
+    own_problems,
     preview_models,
     problem_counts,
     run_followed,
     skill_link,
 )
-from .responses import flag, page_or_fragment, wants_fragment
+from .responses import counted, flag, page_or_fragment, wants_fragment
 
 bp = Blueprint("editor", __name__)
 
@@ -102,11 +104,16 @@ def save(agent: str, d_tag: str) -> Response:
     except (store.ValidationError, store.InUse) as exc:
         errors = exc.errors if isinstance(exc, store.ValidationError) else {"d_tag": str(exc)}
         return editor_response(agent, form.version, form.draft, data, errors=errors, dirty=True)
-    flash(f"Saved {saved.d_tag} as version {saved.version}.")
     workspace = store.load_workspace(session, agent)
     choice, _ = picker_choice(data, workspace)
-    return redirect(url_for("editor.edit", agent=agent, d_tag=saved.d_tag,
-                            **choice_args(choice, workspace)), 303)
+    url = url_for("editor.edit", agent=agent, d_tag=saved.d_tag,
+                  **choice_args(choice, workspace))
+    outcome = save_outcome(agent, saved, form.version, own_problems(workspace, saved.d_tag,
+                                                                     choice))
+    if request.headers.get(SAVE_IN_PLACE):
+        return jsonify(outcome | {"url": url, "problems_url": url + "#problems"})
+    flash(outcome["message"])
+    return redirect(url, 303)
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/enabled")
@@ -191,6 +198,26 @@ def append_log(agent: str, d_tag: str) -> Response:
 
 
 # -- helpers
+
+#: The header `app.js` sends with Ctrl/Cmd+S: a save that succeeds answers with JSON
+#: (`save_outcome`), so the page stays as it is; any other answer is the usual page.
+SAVE_IN_PLACE = "X-Save-In-Place"
+
+
+def save_outcome(agent: str, saved: Any, version: int, problems: ProblemCounts
+                 ) -> dict[str, Any]:
+    """What a save did, for its message: the version, whether anything changed, the
+    skill's own errors (a skill with errors is saved all the same, and says so)."""
+    changed = saved.version != version
+    if not changed:
+        message = f"No change to save: {saved.d_tag} is still version {saved.version}."
+    else:
+        note = store.get_revision(get_session(), agent, saved.d_tag, saved.version).note
+        renamed = f" ({note})" if note and note.startswith("renamed from") else ""
+        errors = f" with {counted(problems.error, 'error')}" if problems.error else ""
+        message = f"Saved {saved.d_tag} as version {saved.version}{errors}{renamed}."
+    return {"saved": True, "changed": changed, "d_tag": saved.d_tag,
+            "version": saved.version, "errors": problems.error, "message": message}
 
 
 def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:

@@ -329,6 +329,13 @@ def problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:
             diagnostic.line or 0)
 
 
+def own_problems(workspace: Workspace, d_tag: str, choice: Choice) -> ProblemCounts:
+    """The saved skill `d_tag`'s own problems where its preview is assembled for `choice`
+    (what its badge and its Problems tab count)."""
+    target, followed = follow(workspace, d_tag, choice)
+    return ProblemCounts.of(run(target.workspace_for(workspace), followed).diagnostics, d_tag)
+
+
 def problem_counts(workspace: Workspace, choice: Choice) -> dict[str, ProblemCounts]:
     """Each saved skill's own problems where its preview is assembled for `choice`.
 

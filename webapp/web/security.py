@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 from io import BytesIO
 
-from flask import Flask, Response, render_template, request, session
+from flask import Flask, Response, make_response, render_template, request, session
 from werkzeug.exceptions import (
     BadRequest,
     HTTPException,
@@ -53,8 +53,33 @@ ERROR_HINTS = {
 class CSRFError(BadRequest):
     """A state-changing request without the session's CSRF token."""
 
-    description = ("The security token of this form is missing or out of date, so nothing "
-                   "was changed. Reload the page and try again; copy your text first.")
+    description = ("The security token of this form is missing or out of date (the session "
+                   "expired, or the server was restarted), so nothing was changed.")
+
+
+#: The response header that hands htmx and fetch requests refused by the CSRF check the
+#: session's token, so `app.js` can renew the page's tokens and send again.
+FRESH_TOKEN_HEADER = "X-CSRF-Fresh-Token"
+
+
+def csrf_failed(error: CSRFError) -> Response:
+    """A refused change never loses what was typed: a form posted by the browser comes
+    back as a page holding every field it sent, with a fresh token, to send again as it is
+    (or edited); a script's request gets the fresh token in `FRESH_TOKEN_HEADER`."""
+    token = csrf_token()
+    if request.headers.get("HX-Request") or request.is_json or not request.form:
+        body, code = error_page(error)
+        response = make_response(body, code)
+    else:
+        fields = [(name, value) for name, value in request.form.items(multi=True)
+                  if name != CSRF_FIELD]
+        files = [upload.filename or name for name, upload in request.files.items(multi=True)
+                 if upload.filename]
+        response = make_response(render_template(
+            "csrf_resend.html", code=400, title=error.name, description=error.description,
+            action=request.full_path.rstrip("?"), fields=fields, files=files), 400)
+    response.headers[FRESH_TOKEN_HEADER] = token
+    return response
 
 
 def csrf_token() -> str:
@@ -139,6 +164,7 @@ def init_app(app: Flask) -> None:
     app.before_request(check_csrf)
     app.after_request(set_security_headers)
     app.register_error_handler(HTTPException, error_page)
+    app.register_error_handler(CSRFError, csrf_failed)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["csrf_field"] = CSRF_FIELD
     app.jinja_env.globals["csrf_header"] = CSRF_HEADER
