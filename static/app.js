@@ -11,11 +11,14 @@ document.documentElement.classList.add("js");
   const SKILL_FIELDS = ["d_tag", "name", "description", "layer", "triggers", "enabled", "content"];
   const STORE_KEY = "skill-editor.view";
 
-  function status(text, kind) {
+  // `about` says what a message is about: a refreshed preview clears only the messages
+  // about the preview, never "Saved ..." or "Copied."
+  function status(text, kind, about) {
     const el = document.getElementById("status");
     if (!el) return;
     el.textContent = text || "";
     el.dataset.kind = kind || "";
+    el.dataset.about = about || "";
   }
 
   // -- tabs and view toggles: state lives on .preview-wrap, outside the swapped #preview,
@@ -453,7 +456,7 @@ document.documentElement.classList.add("js");
     if (xhr.status === 400 && token && renewed < 3) {
       renewed += 1;
       renewToken(token);
-      status("The page's security token was renewed; sending again.", "");
+      status("The page's security token was renewed; sending again.", "", "preview");
       // The same event again: "change" for typing (an `input changed` trigger would see no
       // change), the form's submit for a button.
       const config = event.detail.requestConfig || {};
@@ -464,18 +467,19 @@ document.documentElement.classList.add("js");
     const reason = xhr.status === 413 ? "the skill is too large"
       : xhr.status === 400 ? "the request was refused; your text is still here"
       : xhr.statusText || "server error";
-    status("Preview not updated (" + xhr.status + ": " + reason + ").", "error");
+    status("Preview not updated (" + xhr.status + ": " + reason + ").", "error", "preview");
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     if (event.detail.successful) renewed = 0;
   });
   document.addEventListener("htmx:sendError", function () {
-    status("Preview not updated: the server cannot be reached.", "error");
+    status("Preview not updated: the server cannot be reached.", "error", "preview");
   });
   // A swapped preview brings new tab buttons: give them the chosen tab's state (htmx
   // itself keeps the focus on a tab, which has the same id in the new content).
   document.addEventListener("htmx:afterSwap", function (event) {
-    if (event.detail.target && event.detail.target.id === "preview") status("");
+    const el = document.getElementById("status");
+    if (event.detail.target && event.detail.target.id === "preview" && el && el.dataset.about === "preview") status("");
     syncTabs();
   });
 })();

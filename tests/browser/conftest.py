@@ -49,11 +49,8 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-@pytest.fixture
-def live_server(app) -> Iterator[str]:
-    """The app (with the Simon demo agent) served on 127.0.0.1 on a free port; yields its URL."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), load_bundle(SIMON))
+def serve(app) -> Iterator[str]:
+    """Serve `app` on 127.0.0.1 on a free port in a thread; yields its URL, then stops it."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
@@ -63,6 +60,20 @@ def live_server(app) -> Iterator[str]:
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+
+
+@pytest.fixture
+def live_server(app) -> Iterator[str]:
+    """The app (with the Simon demo agent) served on 127.0.0.1 on a free port; yields its URL."""
+    with app.app_context():
+        store.import_bundle(db.get_session(), load_bundle(SIMON))
+    yield from serve(app)
+
+
+@pytest.fixture
+def empty_server(app) -> Iterator[str]:
+    """The app on an empty database (no agent at all), served like `live_server`."""
+    yield from serve(app)
 
 
 @pytest.fixture

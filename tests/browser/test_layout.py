@@ -161,7 +161,9 @@ def test_preview_tabs_are_aria_tabs(page_at, live_server):
     assert selected() == ["tab-messages"] and tab_stops() == ["tab-messages"]
     # And a reload restores the tab with its ARIA state.
     page.keyboard.press("Control+s")
-    expect(page.locator(".flashes")).to_contain_text("Saved chat")
+    expect(page.locator("#status")).to_contain_text("Saved chat")
+    page.reload()
+    expect(page.locator("#tab-messages")).to_have_attribute("aria-selected", "true")
     assert selected() == ["tab-messages"]
     assert page.errors == []
 

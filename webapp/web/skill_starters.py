@@ -29,7 +29,7 @@ STARTERS = (
     Starter("roles", "A role-marked skill (system and user messages)", 1,
             "system:\n# {name}\n\nSay what the agent should do here.\n\n"
             "user:\n{{message}}\n"),
-    Starter("snippet", "A layer-2 snippet, embedded by other skills as {{d_tag}}", 2,
+    Starter("snippet", "A layer-2 snippet that other skills embed", 2,
             "Text that other skills embed where they write \\{{{d_tag}}}.\n"),
     Starter("sections", "A skill with template sections (history, tools, the message)", 1,
             "system:\n# {name}\n\nSay what the agent should do here.\n"
