@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from webapp.budget import budget_of, budget_problem
 from webapp.pipeline import (
     BundleError,
     Workspace,
@@ -99,10 +100,14 @@ def check(bundle, agent, database_url) -> None:
     for scenario, trigger in runs:
         context = assemble(workspace, scenario, trigger=trigger)
         label = f"scenario {scenario!r}" if scenario else "(first scenario's inputs)"
-        counts = context.counts()
+        # The context window is a budget too (webapp.budget): over it is an error.
+        verdict = budget_problem(budget_of(context.document, workspace.agent))
+        problems = [*context.diagnostics, *([verdict] if verdict else [])]
+        counts = {severity: sum(d.severity == severity for d in problems)
+                  for severity in ("error", "warning", "info")}
         click.echo(f"{label}, trigger {trigger!r}: {counts['error']} errors, "
                    f"{counts['warning']} warnings, {counts['info']} infos")
-        for diagnostic in context.diagnostics:
+        for diagnostic in problems:
             click.echo(f"  {diagnostic}")
         errors += counts["error"]
     sys.exit(1 if errors else 0)

@@ -34,6 +34,7 @@ NAMING_CONVENTION = {
 }
 
 NAME_LENGTH = 200
+MODEL_LENGTH = 100
 #: The Agent Skills format's limit for a skill's `description`.
 DESCRIPTION_LENGTH = 1024
 
@@ -76,6 +77,10 @@ class Agent(Base):
     max_array_items: Mapped[int] = mapped_column(Integer, default=8)
     history_labels: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: The model the context is meant for and its window in tokens (0: the model's own).
+    model: Mapped[str] = mapped_column(String(MODEL_LENGTH), default="gpt-4o",
+                                       server_default="gpt-4o")
+    context_window: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: Set while the agent is in the trash; it keeps its name, so a restore never collides.
     deleted_at: Mapped[datetime | None]
 

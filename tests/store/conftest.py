@@ -19,6 +19,8 @@ FULL_BUNDLE: dict[str, Any] = {
         "message_mode": "sequence",
         "max_array_items": 3,
         "history_labels": {"assistant": "Bot", "user": "Human", "system": "Runtime"},
+        "model": "claude-haiku-4-5",
+        "context_window": 50000,
     },
     "skills": [
         {"d_tag": "base", "name": "Base", "description": "The shared base.", "layer": 2,

@@ -122,7 +122,8 @@ _BAD_SCHEMES = re.compile(r"^\s*(javascript|data|vbscript):", re.IGNORECASE)
 def executable_markup(html: str) -> list[str]:
     """Everything in `html` that could run script or load active content; empty when safe.
 
-    Our own `<script src>` tags for static files are allowed; nothing else is.
+    Our own `<script src>` tags for static files and the budget chart's `<svg>` are
+    allowed; nothing else is.
     """
     page = Markup(html)
     found = []
@@ -131,7 +132,11 @@ def executable_markup(html: str) -> list[str]:
     for tag, attrs in page.tags:
         if tag == "script" and not (attrs.get("src") or "").startswith("/static/"):
             found.append(f"<script> without a static src: {attrs}")
-        if tag in ("iframe", "object", "embed", "svg", "math", "style", "base", "frame"):
+        # The budget chart is our own SVG (its text autoescaped); markdown's HTML never
+        # holds one (nh3 drops it), so any other <svg> came from somewhere it must not.
+        ours = tag == "svg" and attrs.get("class") == "budget-chart"
+        if tag in ("iframe", "object", "embed", "svg", "math", "style", "base", "frame") \
+                and not ours:
             found.append(f"<{tag}> element")
         if tag == "meta" and attrs.get("http-equiv"):
             found.append(f"<meta http-equiv={attrs['http-equiv']!r}>")

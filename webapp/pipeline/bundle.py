@@ -19,6 +19,7 @@ from .untrusted import JsonNumber, excerpt, loads_json
 from .workspace import (
     BUNDLE_FORMAT,
     DEFAULT_HISTORY_LABELS,
+    DEFAULT_MODEL,
     HISTORY_ROLES,
     MESSAGE_MODES,
     RESERVED_TOOL_NAMES,
@@ -256,7 +257,7 @@ class _Checker:
 
     def agent(self, value: Any, path: str) -> Agent:
         data = self.obj(value, path, ("name", "title", "message_mode", "max_array_items",
-                                      "history_labels"))
+                                      "history_labels", "model", "context_window"))
         if data is None:
             return Agent(name="")
         mode = self.string(data, "message_mode", path, "grouped")
@@ -275,6 +276,8 @@ class _Checker:
             message_mode=mode,
             max_array_items=self.integer(data, "max_array_items", path, 8),
             history_labels=dict(labels),
+            model=self.string(data, "model", path, DEFAULT_MODEL),
+            context_window=self.integer(data, "context_window", path, 0),
         )
 
     def skill(self, value: Any, path: str) -> Skill | None:

@@ -23,6 +23,8 @@ def dump_bundle(workspace: Workspace) -> dict[str, Any]:
             "message_mode": agent.message_mode,
             "max_array_items": agent.max_array_items,
             "history_labels": dict(agent.history_labels),
+            "model": agent.model,
+            "context_window": agent.context_window,
         },
         "skills": [dump_skill(s) for s in workspace.skills],
         "tools": [dump_tool(t) for t in workspace.tools],

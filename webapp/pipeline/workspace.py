@@ -29,6 +29,16 @@ BUILTIN_ALIASES: dict[str, str] = {"message": "message_current",
 RESERVED_TOOL_NAMES = frozenset(BUILTIN_TOOLS) | frozenset(BUILTIN_ALIASES)
 
 MESSAGE_MODES = ("grouped", "sequence")
+#: The context windows, in tokens, of the models the request bodies name (the vendors'
+#: published figures); an agent may set its own.
+MODEL_WINDOWS = {
+    "gpt-4o": 128_000, "gpt-4o-mini": 128_000, "gpt-4.1": 1_047_576, "gpt-4.1-mini": 1_047_576,
+    "o3": 200_000, "o4-mini": 200_000,
+    "claude-sonnet-4-5": 200_000, "claude-opus-4-1": 200_000, "claude-haiku-4-5": 200_000,
+}
+DEFAULT_MODEL = "gpt-4o"
+#: The window of a model not in `MODEL_WINDOWS` that names no window of its own.
+DEFAULT_WINDOW = 128_000
 ROLES = ("system", "user", "assistant")
 #: The roles of a DM-history entry: history is conversation data, never a system prompt.
 HISTORY_ROLES = ("user", "assistant")
@@ -43,6 +53,15 @@ class Agent:
     message_mode: str = "grouped"
     max_array_items: int = 8
     history_labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_HISTORY_LABELS))
+    #: The model the context is meant for, and its context window in tokens (0: the
+    #: model's own, from `MODEL_WINDOWS`); the assembly does not read them.
+    model: str = DEFAULT_MODEL
+    context_window: int = 0
+
+    @property
+    def window(self) -> int:
+        """The context window the document must fit: the agent's, else its model's."""
+        return self.context_window or MODEL_WINDOWS.get(self.model, DEFAULT_WINDOW)
 
     @property
     def title_text(self) -> str:

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from webapp import models
 from webapp.models import utcnow
-from webapp.pipeline import DEFAULT_HISTORY_LABELS, excerpt
+from webapp.pipeline import DEFAULT_HISTORY_LABELS, DEFAULT_MODEL, excerpt
 
 from . import rules
 from .errors import AlreadyExists, NotFound
@@ -58,13 +58,15 @@ def find_agent(session: Session, name: str) -> models.Agent | None:
     return session.scalar(rows(models.Agent).where(models.Agent.name == name))
 
 
-def agent_fields(name: str, title: str, message_mode: str, max_array_items: int,
-                 history_labels: Mapping[str, str] | None) -> dict[str, Any]:
+def agent_fields(name: str, title: str = "{name}", message_mode: str = "grouped",
+                 max_array_items: int = 8, history_labels: Mapping[str, str] | None = None,
+                 model: str = DEFAULT_MODEL, context_window: int = 0) -> dict[str, Any]:
     """An agent's fields with the defaults filled in (not checked)."""
     return {"name": name, "title": title, "message_mode": message_mode,
             "max_array_items": max_array_items,
             "history_labels": dict(DEFAULT_HISTORY_LABELS if history_labels is None
-                                   else history_labels)}
+                                   else history_labels),
+            "model": model, "context_window": context_window}
 
 
 def _taken(name: str, row: models.Agent | None = None) -> str:
@@ -75,12 +77,10 @@ def _taken(name: str, row: models.Agent | None = None) -> str:
 
 
 @change
-def create_agent(session: Session, name: str, *, title: str = "{name}",
-                 message_mode: str = "grouped", max_array_items: int = 8,
-                 history_labels: Mapping[str, str] | None = None) -> models.Agent:
-    """Create an empty workspace; raises `AlreadyExists` or `ValidationError`."""
-    fields = agent_fields(name, title, message_mode, max_array_items, history_labels)
-    fields = rules.check("agent", fields)
+def create_agent(session: Session, name: str, **settings: Any) -> models.Agent:
+    """Create an empty workspace with `settings` (the other keys of `agent_fields`);
+    raises `AlreadyExists` or `ValidationError`."""
+    fields = rules.check("agent", agent_fields(name, **settings))
     return insert_agent(session, fields)
 
 
@@ -96,10 +96,10 @@ def insert_agent(session: Session, fields: dict[str, Any]) -> models.Agent:
 
 @change
 def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Agent:
-    """Change an agent's `name`, `title`, `message_mode`, `max_array_items` or `history_labels`."""
+    """Change any of an agent's fields (`agent_fields`): `name`, `title`, `message_mode`,
+    `max_array_items`, `history_labels`, `model`, `context_window`."""
     row = get_agent(session, agent)
-    fields = {"name": row.name, "title": row.title, "message_mode": row.message_mode,
-              "max_array_items": row.max_array_items, "history_labels": row.history_labels}
+    fields = {key: getattr(row, key) for key in agent_fields(row.name)}
     apply_changes(fields, changes)
     fields = rules.check("agent", agent_fields(**fields))
     taken = find_agent(session, fields["name"]) if fields["name"] != row.name else None

@@ -14,7 +14,8 @@ from webapp.pipeline import Agent, HistoryEntry, Scenario, Skill, Tool, ToolResu
 def agent_of(row: models.Agent) -> Agent:
     """The pipeline `Agent` of an agent row."""
     return Agent(name=row.name, title=row.title, message_mode=row.message_mode,
-                 max_array_items=row.max_array_items, history_labels=dict(row.history_labels))
+                 max_array_items=row.max_array_items, history_labels=dict(row.history_labels),
+                 model=row.model, context_window=row.context_window)
 
 
 def skill_of(row: models.Skill | models.SkillRevision) -> Skill:

@@ -77,7 +77,8 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     rules.check_bundle(dump_bundle(workspace), agent_name=agent_name)
     source = workspace.agent
     fields = agent_fields(agent_name or source.name, source.title, source.message_mode,
-                          source.max_array_items, source.history_labels)
+                          source.max_array_items, source.history_labels, source.model,
+                          source.context_window)
     existing = find_agent(session, fields["name"])
     if existing is not None and not replace:
         where = " (in the trash)" if existing.deleted_at is not None else ""

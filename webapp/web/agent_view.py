@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
@@ -22,9 +23,10 @@ from .preview import (
     message_card,
     messages_text,
     preview_models,
-    problem_key,
+    problems_of,
     request_bodies,
     run,
+    severity_counts,
 )
 from .source_view import source_rows
 
@@ -40,10 +42,13 @@ class AgentPreview:
     bodies: list[RequestBody]
     problems: list[Diagnostic]
     total_tokens: TokenCount
+    budget: Budget
+    parts: list[Part]  # what fills the window, largest first
 
     @property
     def counts(self) -> dict[str, int]:
-        return self.context.counts()
+        """The problems by severity, the budget's included."""
+        return severity_counts(self.problems)
 
     @property
     def trigger(self) -> str:
@@ -70,14 +75,18 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
     (without it, they do not link).
     """
     context = run(workspace, choice)
+    tokens = count_tokens(context.document)
+    budget = budget_of(context.document, workspace.agent, tokens)
     return AgentPreview(
         choice=choice,
         context=context,
         cards=[message_card(m) for m in context.messages],
         source_rows=source_rows(context.document, context.provenance, None, link),
         bodies=request_bodies(context.messages, preview_models()),
-        problems=sorted(context.diagnostics, key=problem_key),
-        total_tokens=count_tokens(context.document),
+        problems=problems_of(context, budget),
+        total_tokens=tokens,
+        budget=budget,
+        parts=breakdown(context),
     )
 
 

@@ -15,7 +15,14 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp import models, store
-from webapp.pipeline import DEFAULT_HISTORY_LABELS, MESSAGE_MODES, Diagnostic, assemble
+from webapp.pipeline import (
+    DEFAULT_HISTORY_LABELS,
+    DEFAULT_MODEL,
+    MESSAGE_MODES,
+    MODEL_WINDOWS,
+    Diagnostic,
+    assemble,
+)
 
 #: The history roles a form always offers a label for (others the agent has are kept).
 LABEL_ROLES = ("user", "assistant")
@@ -68,14 +75,16 @@ class AgentForm:
         """A new agent's form: the store's defaults."""
         labels = dict(DEFAULT_HISTORY_LABELS)
         return cls({"name": "", "title": "{name}", "message_mode": "grouped",
-                    "max_array_items": "8", **_label_values(labels)})
+                    "max_array_items": "8", "model": DEFAULT_MODEL, "context_window": "0",
+                    **_label_values(labels)})
 
     @classmethod
     def of(cls, agent: models.Agent) -> AgentForm:
         """The form of a saved agent."""
         return cls({"name": agent.name, "title": agent.title,
                     "message_mode": agent.message_mode,
-                    "max_array_items": str(agent.max_array_items),
+                    "max_array_items": str(agent.max_array_items), "model": agent.model,
+                    "context_window": str(agent.context_window),
                     **_label_values(agent.history_labels)})
 
     @property
@@ -88,6 +97,11 @@ class AgentForm:
     def modes(self) -> tuple[str, ...]:
         return MESSAGE_MODES
 
+    @property
+    def models(self) -> dict[str, int]:
+        """The models whose context window is known, and their windows."""
+        return MODEL_WINDOWS
+
 
 def _label_values(labels: Mapping[str, Any]) -> dict[str, str]:
     roles = [*LABEL_ROLES, *(role for role in labels if role not in LABEL_ROLES)]
@@ -98,16 +112,21 @@ def parse_agent_form(data: Mapping[str, Any]) -> AgentForm:
     """Read the posted agent form. Text fields are taken as typed (the store checks them);
     the array limit must be a whole number; a blank history label is left out."""
     text = {key: str(data.get(key, "")) for key in ("name", "title", "message_mode",
-                                                    "max_array_items")}
+                                                    "max_array_items", "model",
+                                                    "context_window")}
     labels = {key: str(value) for key, value in data.items()
               if key.startswith(_LABEL_PREFIX) and len(key) > len(_LABEL_PREFIX)}
     form = AgentForm({**text, **labels})
     limit, problem = store.parse_integer("max_array_items", text["max_array_items"])
     if problem:
         form.errors["max_array_items"] = problem
+    window, problem = store.parse_integer("context_window", text["context_window"] or "0")
+    if problem:
+        form.errors["context_window"] = problem
     form.fields = {
         "name": text["name"], "title": text["title"], "message_mode": text["message_mode"],
-        "max_array_items": limit,
+        "max_array_items": limit, "model": text["model"].strip() or DEFAULT_MODEL,
+        "context_window": window,
         "history_labels": {key.removeprefix(_LABEL_PREFIX): value
                            for key, value in labels.items() if value.strip()},
     }

@@ -19,6 +19,7 @@ from typing import Any
 from flask import current_app, url_for
 from markupsafe import Markup
 
+from webapp.budget import Budget, budget_of, budget_problem
 from webapp.lru import LRU
 from webapp.pipeline import (
     Context,
@@ -137,10 +138,12 @@ class Preview:
     stages: list[StageView]
     total_tokens: TokenCount
     trigger: str
+    budget: Budget
 
     @property
     def counts(self) -> dict[str, int]:
-        return self.context.counts()
+        """The problems by severity, the budget's included."""
+        return severity_counts(self.problems)
 
     @property
     def own(self) -> ProblemCounts:
@@ -254,6 +257,8 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         saved = run_saved(original, followed)
         context = run(target.workspace_for(drafted), followed)
     cards = [message_card(m) for m in context.messages]
+    tokens = count_tokens(context.document)
+    budget = budget_of(context.document, workspace.agent, tokens)
     return Preview(
         d_tag=draft.d_tag,
         target=target,
@@ -264,11 +269,24 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         document_diff=diff_lines(saved.document, context.document),
         messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
         bodies=request_bodies(context.messages, models),
-        problems=sorted(context.diagnostics, key=problem_key),
+        problems=problems_of(context, budget),
         stages=stage_views(context, target.host or draft.d_tag),
-        total_tokens=count_tokens(context.document),
+        total_tokens=tokens,
         trigger=context.trigger,
+        budget=budget,
     )
+
+
+def severity_counts(problems: Iterable[Diagnostic]) -> dict[str, int]:
+    """How many of `problems` have each severity (all three keys always present)."""
+    found = Counter(d.severity for d in problems)
+    return {severity: found[severity] for severity in ("error", "warning", "info")}
+
+
+def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:
+    """The context's diagnostics and the budget's verdict, errors first."""
+    verdict = budget_problem(budget)
+    return sorted([*context.diagnostics, *([verdict] if verdict else [])], key=problem_key)
 
 
 def message_card(message: dict[str, str]) -> MessageCard:
