@@ -2,12 +2,14 @@
 # `make test` runs every test (pipeline, storage and web on SQLite and PostgreSQL, browser).
 # `make bench` prints the speed figures of docs/performance.md (BENCH_FLAGS="--quick --no-web"
 # for a short run); the benchmarks live in benchmarks/, outside the installed package.
+# `make screenshots` runs the browser tests that take the pictures in docs/screenshots/ and
+# writes them there (SKILL_EDITOR_SCREENSHOTS=1); other runs keep them in temporary folders.
 PYTHON ?= python3
 VENV ?= .venv
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: setup run test bench
+.PHONY: setup run test bench screenshots
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,3 +27,9 @@ test: setup
 
 bench: setup
 	$(VENV)/bin/python -m benchmarks $(BENCH_FLAGS)
+
+screenshots: setup
+	SKILL_EDITOR_SCREENSHOTS=1 $(VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		tests/browser/test_editor.py::test_screenshot \
+		tests/browser/test_layout.py::test_no_sideways_scrolling_and_columns \
+		tests/browser/test_layout.py::test_dark_mode_follows_the_system

@@ -19,6 +19,9 @@ from .paths import STATIC, TEMPLATES
 
 #: Largest request body accepted (skills are text; a megabyte is a long book chapter).
 MAX_CONTENT_LENGTH = 1024 * 1024
+#: Largest body of a bundle or SKILL.md import (`POST /transfer/bundle`, `/transfer/skill`):
+#: a bundle of 700 skills is about 1.5 MB. Larger bundles import with `skill-editor import`.
+IMPORT_MAX_CONTENT_LENGTH = 16 * 1024 * 1024
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -29,6 +32,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=MAX_CONTENT_LENGTH,
         # Flask 3.1 also caps a single form field; the whole body is the limit we mean.
         MAX_FORM_MEMORY_SIZE=MAX_CONTENT_LENGTH,
+        IMPORT_MAX_CONTENT_LENGTH=IMPORT_MAX_CONTENT_LENGTH,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         OPENAI_MODEL="gpt-4o",

@@ -3,6 +3,10 @@
 Playwright's own browser downloads are never used (`playwright install` is not run):
 the tests launch /usr/bin/chromium. Without it they skip and say why, except under
 CI=true, where a missing browser is a failure.
+
+The tests that take screenshots write them into their temporary directory, so a test run
+leaves the work tree as it was; with SKILL_EDITOR_SCREENSHOTS=1 (`make screenshots`) they
+write the committed pictures in docs/screenshots/ instead.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WRITE_DOCS_SCREENSHOTS = os.environ.get("SKILL_EDITOR_SCREENSHOTS", "") == "1"
 
 
 def require_chromium(path: Path = CHROMIUM, in_ci: bool = IN_CI) -> None:
@@ -35,6 +41,16 @@ def require_chromium(path: Path = CHROMIUM, in_ci: bool = IN_CI) -> None:
     if in_ci:
         pytest.fail(f"{reason}; CI=true requires the browser tests to run", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.fixture
+def screenshots(tmp_path) -> Path:
+    """The folder a test writes its screenshots to: docs/screenshots/ under
+    SKILL_EDITOR_SCREENSHOTS=1, else the test's own temporary directory."""
+    if WRITE_DOCS_SCREENSHOTS:
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        return DOCS_SCREENSHOTS
+    return tmp_path
 
 
 @pytest.fixture(scope="session")

@@ -3,13 +3,9 @@ second tab."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytestmark = pytest.mark.browser
-
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "editor.png"
 
 
 def open_editor(context, live_server, errors=None):
@@ -142,7 +138,7 @@ def test_tabs_messages_and_log(context, live_server):
     expect(page.locator("#preview [data-panel=pipeline]")).to_contain_text("variables resolved")
 
 
-def test_screenshot(context, live_server):
+def test_screenshot(context, live_server, screenshots):
     from playwright.sync_api import expect
 
     page = open_editor(context, live_server)
@@ -150,6 +146,6 @@ def test_screenshot(context, live_server):
     expect(page.locator("#preview .doc-rendered")).to_contain_text("Sources")
     page.click("[data-tab-button=diff]")
     expect(page.locator("#preview .diff-unified").first).to_contain_text("## Sources")
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT))
-    assert SCREENSHOT.stat().st_size > 10_000
+    path = screenshots / "editor.png"
+    page.screenshot(path=str(path))
+    assert path.stat().st_size > 10_000

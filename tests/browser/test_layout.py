@@ -4,13 +4,10 @@ the splitter, dark mode, and the Source view's line numbers."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 EDITOR = "/agents/Simon/skills/chat"
 TAB_NAMES = ["Document", "Diff", "Messages", "Log", "Problems", "Pipeline"]
 
@@ -47,7 +44,7 @@ def overflow(page) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("width, height", [(390, 844), (1024, 768), (1440, 900)])
-def test_no_sideways_scrolling_and_columns(page_at, live_server, width, height):
+def test_no_sideways_scrolling_and_columns(page_at, live_server, screenshots, width, height):
     from playwright.sync_api import expect
 
     page = page_at(live_server + EDITOR, width, height)
@@ -77,8 +74,7 @@ def test_no_sideways_scrolling_and_columns(page_at, live_server, width, height):
 
     page.get_by_role("tab", name="Document").click()
     page.get_by_role("button", name="Rendered / Source").click()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"editor-{width}.png"
+    path = screenshots / f"editor-{width}.png"
     page.mouse.move(0, height - 1)  # no hover styles in the picture
     page.evaluate("window.scrollTo(0, 0)")
     # At 390 px the whole page, to show how the columns stack; else what the window shows.
@@ -284,7 +280,7 @@ def background_of(page, selector: str) -> str:
     return page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).backgroundColor")
 
 
-def test_dark_mode_follows_the_system(page_at, live_server):
+def test_dark_mode_follows_the_system(page_at, live_server, screenshots):
     light = page_at(live_server + EDITOR, color_scheme="light")
     assert luminance(light.evaluate("getComputedStyle(document.body).backgroundColor")) > 0.8
     dark = page_at(live_server + EDITOR, color_scheme="dark")
@@ -298,7 +294,7 @@ def test_dark_mode_follows_the_system(page_at, live_server):
     dark.get_by_role("button", name="Rendered / Source").click()
     source = background_of(dark, "table.source")
     assert luminance(source) < 0.15
-    dark.screenshot(path=str(SCREENSHOTS / "editor-dark.png"))
+    dark.screenshot(path=str(screenshots / "editor-dark.png"))
 
 
 @pytest.mark.parametrize("width", [390, 1440])

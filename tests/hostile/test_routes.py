@@ -1,6 +1,6 @@
 """Hostile requests against the routes: numbers out of range, over-long and NUL text,
-chunked bodies over the limit, concurrent toggles, saves that change nothing, agent
-names that cannot be addressed, and methods a route does not take.
+chunked bodies over the limit (and over an import's larger one), concurrent toggles, saves
+that change nothing, agent names that cannot be addressed, and methods a route does not take.
 
 Each asserts no 5xx, no traceback in the body, a bounded answer, the 4xx expected and
 that nothing was saved.
@@ -13,6 +13,7 @@ import json
 import re
 import threading
 from html.parser import HTMLParser
+from urllib.parse import urlencode
 
 import pytest
 from sqlalchemy import insert as sql_insert
@@ -183,6 +184,49 @@ def test_a_small_chunked_body_is_read_whole(app, simon, server):
     assert response.status == 303
     with app.app_context():
         assert store.get_skill(db.get_session(), "Simon", "identity").content == "hi"
+
+
+def post_chunked(app, port: int, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+    """POST `body` in 64 KB chunks (no Content-Length) with the session's CSRF token."""
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    cookie = client.get_cookie("session").value
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
+    connection.request("POST", path, body=chunks, encode_chunked=True, headers={
+        "Content-Type": content_type, "Cookie": f"session={cookie}", "X-CSRFToken": TOKEN})
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, data
+
+
+def chunked_bundle(skills: int) -> bytes:
+    """A pasted bundle of `skills` skills of about 2 KB each, as a form body."""
+    bundle = {"format": "skill-workspace/1", "agent": {"name": "Big"},
+              "skills": [{"d_tag": f"s{i}", "content": f"system:\n{i} " + "x" * 2100}
+                         for i in range(skills)]}
+    return urlencode({"bundle_text": json.dumps(bundle)}).encode()
+
+
+def test_a_chunked_import_over_one_megabyte_is_read_whole(app, server):
+    body = chunked_bundle(700)
+    assert len(body) > 1.4 * 1024 * 1024
+    status, data = post_chunked(app, server, "/transfer/bundle", body,
+                                "application/x-www-form-urlencoded")
+    assert status == 303, data[:300]
+    with app.app_context():
+        assert len(store.list_skills(db.get_session(), "Big")) == 700
+
+
+def test_a_chunked_import_over_the_import_limit_is_413(app, server):
+    app.config["IMPORT_MAX_CONTENT_LENGTH"] = 1024 * 1024
+    status, data = post_chunked(app, server, "/transfer/bundle", chunked_bundle(700),
+                                "application/x-www-form-urlencoded")
+    assert status == 413 and b"Traceback" not in data and b"1 MB at most" in data
+    with app.app_context():
+        assert store.list_agents(db.get_session()) == []
 
 
 # -- 9. concurrent writes

@@ -1,10 +1,15 @@
-"""`where_used` (everywhere a name is used, and what it is) and `find_skills` (the skill
-list's filter), on small workspaces built here."""
+"""`where_used` (everywhere a name is used, and what it is), `unknown_names` (the names
+some skills use that are nothing) and `find_skills` (the skill list's filter), on small
+workspaces built here."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import webapp
 from webapp.pipeline import (
     Agent,
     BindingUse,
@@ -15,6 +20,9 @@ from webapp.pipeline import (
     Variable,
     Workspace,
     find_skills,
+    load_bundle,
+    unknown_names,
+    unknown_variables,
     where_used,
 )
 from webapp.pipeline.usage import LINE_CHARS, MAX_LINES_SHOWN
@@ -151,6 +159,33 @@ SKILLS = (
           triggers=("cron", "weekly report")),
     Skill(d_tag="strasse", content="Die Straße.", name=""),
 )
+
+
+def test_unknown_names_are_those_no_skill_binding_built_in_or_tool_has():
+    skill = Skill(d_tag="new", content=(
+        "{{notes}} {{main}} {{message}} {{notes_tool}} {{ nowhere }} \\{{escaped}}\n"
+        "{{nowhere}} {{also_missing}}\n---template---\n- section: s\n  content: '{{in_tpl}}'\n"))
+    assert unknown_names(WORKSPACE, [skill]) == ["also_missing", "in_tpl", "nowhere"]
+    assert unknown_names(WORKSPACE, WORKSPACE.skills) == []
+    assert unknown_names(WORKSPACE, []) == []
+
+
+def test_unknown_names_agree_with_what_assembly_reports():
+    # Relay Watch has a `{{admin_note}}` typo in a skill its scenarios select.
+    workspace = load_bundle(Path(webapp.__file__).parent / "demo" / "relay_watch.json")
+    reported = {(u.skill, re.match(r"`\{\{(.+?)\}\}`", u.message).group(1))
+                for u in unknown_variables(workspace)}
+    assert reported
+    for d_tag in {skill for skill, _ in reported}:
+        names = unknown_names(workspace, [workspace.skills_by_tag[d_tag]])
+        assert names == sorted(name for skill, name in reported if skill == d_tag)
+
+
+def test_unknown_names_see_a_skill_no_trigger_selects():
+    loose = Skill(d_tag="loose", content="{{nowhere}}")  # untriggered: never assembled
+    workspace = Workspace(agent=Agent(name="A"), skills=(loose,))
+    assert unknown_variables(workspace) == []
+    assert unknown_names(workspace, [loose]) == ["nowhere"]
 
 
 @pytest.mark.parametrize("query, d_tags", [

@@ -256,7 +256,8 @@ def test_import_needs_the_csrf_token(app, client):
 
 
 def test_oversize_upload_is_413(app, post_bundle):
-    app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_FORM_MEMORY_SIZE"] = 2000
+    # An import has its own, larger limit (IMPORT_MAX_CONTENT_LENGTH).
+    app.config["IMPORT_MAX_CONTENT_LENGTH"] = 2000
     response = post_bundle(file=upload(b" " * 5000 + json.dumps(BUNDLE).encode(), "big.json"))
     assert response.status_code == 413
     assert b"larger than this server accepts" in response.data

@@ -47,6 +47,7 @@ from .usage import (
     SkillUse,
     WhereUsed,
     find_skills,
+    unknown_names,
     where_used,
 )
 from .workspace import (
@@ -144,6 +145,7 @@ __all__ = [
     "renamed_uses",
     "skill_names",
     "tool_uses",
+    "unknown_names",
     "unknown_variables",
     "variable_uses",
     "where_used",

@@ -1,5 +1,6 @@
 """Finding things in a workspace: everywhere a name is used and what it is
-(`where_used`), and which skills a filter matches (`find_skills`).
+(`where_used`), the names some skills use that are nothing (`unknown_names`), and which
+skills a filter matches (`find_skills`).
 
 Usage is read from the skills' text with the parsers assembly uses (`parse_skill`,
 `parse_template`, `find_placeholders`), as `analysis` reads it for "used by", so a skill
@@ -119,6 +120,24 @@ def where_used(workspace: Workspace, name: str) -> WhereUsed:
     meanings = _meanings(workspace, name)
     suggestions = () if meanings else tuple(close_names(workspace, name))
     return WhereUsed(name, meanings, tuple(skills), tuple(sections), bindings, suggestions)
+
+
+def unknown_names(workspace: Workspace, skills: Iterable[Skill]) -> list[str]:
+    """The `{{names}}` that `skills` write (in their text or a template section's content)
+    and that are nothing in `workspace`: no skill, binding, built-in or mock tool. Assembly
+    leaves each of them empty, with an `unknown-variable` warning.
+
+    Read from the text, like `where_used`, so a skill no trigger selects (one just imported,
+    say) is checked too; `unknown_variables` sees only the skills scenarios select.
+
+    :param workspace: the agent the names are resolved in (the skills may be in it).
+    :param skills: the skills whose names to check.
+    :returns: the unknown names, sorted, each once.
+    """
+    names: set[str] = set()
+    for skill in skills:
+        names |= skill_names(skill).names
+    return sorted(name for name in names if not _meanings(workspace, name))
 
 
 def find_skills(skills: Iterable[Skill], query: str) -> list[str]:

@@ -22,6 +22,7 @@ from . import (
     help,
     history,
     log,
+    responses,
     scenarios,
     security,
     skills,
@@ -36,9 +37,13 @@ BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios
               agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp)
 
 
-def not_found(exc: store.NotFound) -> Any:
-    """A missing agent, skill or item is a 404 page, whichever blueprint asked the store."""
-    return security.error_page(NotFound(description=f"There is {exc}."))
+def not_found(exc: store.NotFound | NotFound) -> Any:
+    """Nothing at this address (no route, or a missing agent, skill or item, whichever
+    blueprint asked the store) is a 404 page; but an address ending in `/` first goes to
+    the address without it, if a route takes that one."""
+    if isinstance(exc, store.NotFound):
+        exc = NotFound(description=f"There is {exc}.")
+    return responses.without_slash() or security.error_page(exc)
 
 
 def conflict(exc: store.Conflict) -> Any:
@@ -64,6 +69,7 @@ def register(app: Flask) -> None:
     Compress(app)
     app.url_map.converters["id"] = forms.IdConverter
     app.register_error_handler(store.NotFound, not_found)
+    app.register_error_handler(NotFound, not_found)
     app.register_error_handler(store.Conflict, conflict)
     app.register_error_handler(store.ValidationError, invalid)
     for blueprint in BLUEPRINTS:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, request, url_for
+from flask import Blueprint, Response, abort, request, url_for
 
 from webapp import store
 from webapp.db import get_session
@@ -18,7 +18,7 @@ from webapp.pipeline import Workspace
 from .agent_view import build, build_comparison
 from .forms import choice_args, parse_choice, picker_choice, request_data
 from .preview import Choice, run, skill_link
-from .responses import page_or_fragment, wants_fragment
+from .responses import done, page_or_fragment
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
@@ -46,12 +46,11 @@ def append_log(agent: str) -> Response:
     if errors:
         abort(422, description="; ".join(f"{k}: {v}" for k, v in errors.items()))
     entry = store.log_context(session, agent, run(workspace, choice), scenario=choice.scenario)
-    if not wants_fragment():
-        flash("Appended the context to the log.")
-        return redirect(url_for("agent_preview.show", agent=agent,
-                                **choice_args(choice, workspace)), 303)
     appended = entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
-    return page_or_fragment("agent_preview.html", "_log_status.html", appended=appended)
+    return done("Appended the context to the log.",
+                url_for("agent_preview.show", agent=agent, **choice_args(choice, workspace)),
+                in_place=lambda: page_or_fragment("agent_preview.html", "_log_status.html",
+                                                  appended=appended))
 
 
 @bp.get("/agents/<agent>/preview/compare")

@@ -36,7 +36,7 @@ from .preview import (
     run_followed,
     skill_link,
 )
-from .responses import counted, flag, page_or_fragment, wants_fragment
+from .responses import counted, done, flag, page_or_fragment, wants_fragment
 
 bp = Blueprint("editor", __name__)
 
@@ -189,12 +189,11 @@ def append_log(agent: str, d_tag: str) -> Response:
     draft = dataclasses.replace(form.draft, d_tag=d_tag)
     context, followed = run_followed(workspace, draft, choice)
     entry = store.log_context(session, agent, context, scenario=followed.scenario)
-    if not wants_fragment():
-        flash("Appended the context to the log.")
-        return redirect(url_for("editor.edit", agent=agent, d_tag=d_tag,
-                                **choice_args(choice, workspace)), 303)
     appended = entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
-    return page_or_fragment("editor.html", "_log_status.html", appended=appended)
+    return done("Appended the context to the log.",
+                url_for("editor.edit", agent=agent, d_tag=d_tag, **choice_args(choice, workspace)),
+                in_place=lambda: page_or_fragment("editor.html", "_log_status.html",
+                                                  appended=appended))
 
 
 # -- helpers

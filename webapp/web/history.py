@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, request, url_for
+from flask import Blueprint, Response, abort, request, url_for
 
 from webapp import models, store
 from webapp.db import get_session
@@ -19,7 +19,7 @@ from webapp.render import highlight_markdown_lines, markdown_to_html
 from .conflicts import conflict_response
 from .diffing import diff_lines
 from .forms import request_data, whole_number
-from .responses import go_to, page_or_fragment
+from .responses import done, page_or_fragment
 
 bp = Blueprint("history", __name__)
 
@@ -73,8 +73,8 @@ def restore(agent: str, d_tag: str, version: int) -> Response:
         old = store.get_revision(session, agent, d_tag, version)
         mine = dataclasses.replace(store.skill_of(old), d_tag=d_tag)
         return conflict_response(agent, d_tag, mine, expected, exc, data)
-    flash(f"Restored version {version} of {d_tag} as version {row.version}.")
-    return go_to(url_for("editor.edit", agent=agent, d_tag=d_tag))
+    return done(f"Restored version {version} of {d_tag} as version {row.version}.",
+                url_for("editor.edit", agent=agent, d_tag=d_tag))
 
 
 def field_changes(old: models.SkillRevision, new: models.SkillRevision) -> list[FieldChange]:

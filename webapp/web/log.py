@@ -10,14 +10,14 @@ from collections.abc import Mapping
 from io import BytesIO
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, request, send_file, url_for
+from flask import Blueprint, Response, request, send_file, url_for
 
 from webapp import store
 from webapp.db import get_session
 
 from .forms import whole_number
 from .log_view import entry_text, entry_view
-from .responses import page_or_fragment, wants_fragment
+from .responses import done, page_or_fragment
 
 bp = Blueprint("log", __name__)
 
@@ -62,10 +62,8 @@ def delete(agent: str, entry_id: int) -> Response:
     """Delete a log entry; htmx gets the list (of the page and filter in the query) back."""
     store.delete_log_entry(get_session(), agent, entry_id)
     message = f"Deleted context-log entry #{entry_id}."
-    if wants_fragment():
-        return log_list_response(agent, request.args, notice=message)
-    flash(message)
-    return redirect(url_for("log.index", agent=agent, **_log_args(request.args)), 303)
+    return done(message, url_for("log.index", agent=agent, **_log_args(request.args)),
+                in_place=lambda: log_list_response(agent, request.args, notice=message))
 
 
 def log_list_response(agent: str, args: Mapping[str, Any], notice: str | None = None) -> Response:

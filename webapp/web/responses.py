@@ -7,9 +7,12 @@ fragment alone. The choice is made here, once, and every response says `Vary: HX
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
-from flask import Response, flash, make_response, redirect, request, stream_template
+from flask import Response, current_app, flash, make_response, redirect, request, stream_template
+from werkzeug.exceptions import HTTPException
 
 #: The spellings of "yes" a form or a JSON body may send for a checkbox or flag.
 TRUE_WORDS = frozenset({"1", "true", "on", "yes"})
@@ -42,10 +45,47 @@ def go_to(url: str) -> Response:
     return redirect(url, 303)
 
 
-def done(message: str, url: str) -> Response:
-    """Flash `message` and send the browser to `url` with a 303, so a reload does not post."""
+def done(message: str, url: str, *, in_place: Callable[[], Response] | None = None
+         ) -> Response:
+    """Tell the author `message` after a change, where they will see it.
+
+    Where messages are flashed (the skill save's success path, a plain form POST, flashes
+    its own). Only a whole page shows flashed messages (the layout's), so one is queued
+    only when a whole page comes next: the page at `url`, reached by a 303 or, for htmx,
+    by a full navigation (`go_to`). A flash queued for an htmx request that swaps in a
+    fragment would show up later above an unrelated page. So for htmx, `in_place` (when
+    given) renders the fragment that states the outcome itself, and nothing is flashed.
+    """
+    if in_place is not None and wants_fragment():
+        return in_place()
     flash(message)
-    return redirect(url, 303)
+    return go_to(url)
+
+
+def without_slash() -> Response | None:
+    """For an address with a trailing slash that found nothing: a 308 (method, body and
+    query string kept) to the same address without it when a route takes that one, else
+    None (the 404 stands).
+
+    No route ends in `/` (`/` itself aside), so `/agents/Simon/` means `/agents/Simon`. It
+    is asked only once a request has come to nothing, not of every request, because a
+    `<path:...>` part may itself end in `/`: `notes/` is a valid d_tag, and
+    `/agents/Simon/skills/notes/` opens that skill when it exists.
+    """
+    path = request.path
+    stripped = path.rstrip("/")
+    # `//host` would be read as another site's address: never redirect there.
+    if not stripped or stripped == path or stripped.startswith("//"):
+        return None
+    adapter = current_app.create_url_adapter(request)
+    try:
+        adapter.match(stripped, method=request.method)  # type: ignore[union-attr]
+    except HTTPException:  # no route (or not for this method): the 404 stands
+        return None
+    location = request.root_path + quote(stripped)
+    if request.query_string:
+        location += "?" + quote(request.query_string, safe="/?:@!$&'()*+,;=%")
+    return redirect(location, 308)
 
 
 def download_name(name: str) -> str:
@@ -60,6 +100,15 @@ def download_name(name: str) -> str:
 def counted(number: int, noun: str) -> str:
     """`1 scenario`, `2 scenarios`: a count and its noun, plural when it is not one."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def human_size(size: int) -> str:
+    """A number of bytes as people read it: `1 MB`, `16 MB`, `1.5 MB`, `64 KB`, `900 bytes`
+    (binary units, as the request limits are set: a MB is 1,048,576 bytes)."""
+    for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:.1f}".removesuffix(".0") + f" {unit}"
+    return counted(size, "byte")
 
 
 def flag(value: Any) -> bool:

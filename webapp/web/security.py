@@ -7,16 +7,20 @@ state-changing request must carry the session's CSRF token, as a form field or (
 htmx and fetch) in the `X-CSRFToken` header.
 
 Before the CSRF check come two others: a method the route does not take is a 405 (not a
-CSRF 400), and a body over `MAX_CONTENT_LENGTH` is a 413 however it is sent (a chunked
-body has no Content-Length for Werkzeug to check, and would otherwise be cut silently).
+CSRF 400), and a body over the limit is a 413 however it is sent (a chunked body has no
+Content-Length for Werkzeug to check, and would otherwise be cut silently). The limit is
+`MAX_CONTENT_LENGTH`, except on the routes marked `@takes_imports` (a bundle or SKILL.md
+upload), whose limit is `IMPORT_MAX_CONTENT_LENGTH`.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from io import BytesIO
+from typing import Any, TypeVar
 
-from flask import Flask, Response, make_response, render_template, request, session
+from flask import Flask, Response, current_app, make_response, render_template, request, session
 from werkzeug.exceptions import (
     BadRequest,
     HTTPException,
@@ -24,6 +28,10 @@ from werkzeug.exceptions import (
     RequestEntityTooLarge,
 )
 from werkzeug.wsgi import get_content_length
+
+from .responses import human_size
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -90,6 +98,25 @@ def csrf_token() -> str:
     return token
 
 
+def takes_imports(view: View) -> View:
+    """Mark a route that takes a bundle or SKILL.md upload: its body may be as large as
+    `IMPORT_MAX_CONTENT_LENGTH` (every other route keeps `MAX_CONTENT_LENGTH`)."""
+    view.takes_imports = True  # type: ignore[attr-defined]
+    return view
+
+
+def set_body_limit() -> None:
+    """Give this request the body limit of its route: the import limit for `@takes_imports`
+    routes. Runs first, so Werkzeug's Content-Length check, the form parser and
+    `limit_streamed_body` all read it from `request.max_content_length`."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, "takes_imports", False):
+        limit = current_app.config["IMPORT_MAX_CONTENT_LENGTH"]
+        request.max_content_length = limit
+        # A pasted bundle is one form field: it may be as large as the body.
+        request.max_form_memory_size = limit
+
+
 def limit_streamed_body() -> None:
     """Read a body sent without Content-Length (chunked) up to the limit, 413 if more
     remains, and hand the rest of the app the bytes read with their length."""
@@ -152,14 +179,27 @@ def error_page(error: HTTPException) -> tuple[str, int]:
     else:
         description = error.description or ERROR_HINTS.get(code, "")
     context = {"code": code, "title": error.name, "description": description,
-               "hint": ERROR_HINTS.get(code)}
+               "hint": too_large_hint() if code == 413 else ERROR_HINTS.get(code)}
     if request.headers.get("HX-Request"):
         return render_template("_error.html", **context), code
     return render_template("error.html", **context), code
 
 
+def too_large_hint() -> str:
+    """What a 413 page says: the limit that applied, and the imports' when it was another
+    (the page adds that a bigger bundle imports with the CLI)."""
+    limit = request.max_content_length
+    said = ERROR_HINTS[413] if limit is None else (
+        f"The request is larger than this server accepts here: {human_size(limit)} at most.")
+    imports = current_app.config["IMPORT_MAX_CONTENT_LENGTH"]
+    if limit != imports:
+        said += f" Bundle and SKILL.md imports may be up to {human_size(imports)}."
+    return said
+
+
 def init_app(app: Flask) -> None:
     """Install the CSRF check, the security headers and the error pages on `app`."""
+    app.before_request(set_body_limit)
     app.before_request(limit_streamed_body)
     app.before_request(check_csrf)
     app.after_request(set_security_headers)

@@ -4,7 +4,9 @@ Imports are all or nothing: the upload is read and parsed here, then the store c
 it completely with its rules (every problem listed, with its JSON path for a bundle,
 the same paths and messages `skill-editor import` prints) before it writes anything, in
 one transaction. A problem answers 422 with the form as it was sent. The SKILL.md
-conversion itself is `webapp.skillmd`.
+conversion itself is `webapp.skillmd`. The import routes take bodies up to
+`IMPORT_MAX_CONTENT_LENGTH` (`security.takes_imports`), and say which `{{references}}` of
+what they imported resolve to nothing in the agent.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from io import BytesIO
 from typing import Any
 
-from flask import Blueprint, Response, flash, request, send_file, url_for
+from flask import Blueprint, Response, redirect, request, send_file, url_for
 from werkzeug.datastructures import FileStorage
 
 from webapp import skillmd, store
@@ -25,13 +27,19 @@ from webapp.pipeline import (
     bundle_text,
     load_bundle,
     parse_json,
+    unknown_names,
 )
 
-from .responses import counted, download_name, flag, go_to, page_or_fragment
+from .responses import counted, done, download_name, flag, page_or_fragment
+from .security import takes_imports
 
 bp = Blueprint("transfer", __name__)
 
 BUNDLE_SUFFIX = ".skill-workspace.json"
+#: How many unknown `{{names}}` an import's message lists (it counts them all), and how
+#: much of each it shows.
+UNKNOWN_SHOWN = 5
+UNKNOWN_NAME_CHARS = 40
 
 
 @bp.get("/transfer")
@@ -40,28 +48,39 @@ def index() -> Response:
     return transfer_response(request.args.get("agent"))
 
 
+@bp.get("/transfer/bundle")
+@bp.get("/transfer/skill")
+def import_address() -> Response:
+    """An import's address opened or reloaded (after a 422 it is in the address bar): the
+    import page, for the agent of `?agent=` if given."""
+    return redirect(url_for("transfer.index", agent=request.args.get("agent") or None), 303)
+
+
 @bp.post("/transfer/bundle")
+@takes_imports
 def import_bundle() -> Response:
     """Import a bundle (uploaded or pasted) as a new agent, or over one if `replace` is set."""
     form = request.form
     name = form.get("agent_name", "").strip() or None
+    shown = request.args.get("agent")  # the agent the import page was opened for
     try:
         workspace = read_bundle(request.files.get("bundle_file"), form.get("bundle_text", ""))
         agent = store.import_bundle(get_session(), workspace, replace=flag(form.get("replace")),
                                     agent_name=name)
     except BundleError as exc:
         problems = [(problem.path, problem.message) for problem in exc.problems]
-        return transfer_response(None, 422, bundle_problems=problems)
+        return transfer_response(shown, 422, bundle_problems=problems)
     except store.ValidationError as exc:  # the store's rules, or a name taken without `replace`
-        return transfer_response(None, 422, bundle_problems=exc.problems)
+        return transfer_response(shown, 422, bundle_problems=exc.problems)
     except store.Conflict as exc:
-        return transfer_response(None, 409, bundle_problems=[("$.skills", f"not imported: {exc}")])
+        return transfer_response(shown, 409, bundle_problems=[("$.skills", f"not imported: {exc}")])
     skills = store.list_skills(get_session(), agent)
-    flash(f"Imported {agent.name}: {counted(len(skills), 'skill')}, "
-          f"{counted(len(workspace.tools), 'tool')}, "
-          f"{counted(len(workspace.variables), 'variable')}, "
-          f"{counted(len(workspace.scenarios), 'scenario')}.")
-    return go_to(url_for("editor.agent", agent=agent.name))
+    unknown = unknown_names(workspace, workspace.skills)
+    return done(f"Imported {agent.name}: {counted(len(skills), 'skill')}, "
+                f"{counted(len(workspace.tools), 'tool')}, "
+                f"{counted(len(workspace.variables), 'variable')}, "
+                f"{counted(len(workspace.scenarios), 'scenario')}."
+                + unknown_note(agent.name, unknown), url_for("editor.agent", agent=agent.name))
 
 
 @bp.get("/agents/<agent>/bundle")
@@ -83,6 +102,7 @@ def export_skill(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/transfer/skill")
+@takes_imports
 def import_skill() -> Response:
     """Create a skill from an uploaded SKILL.md, or a zip of its folder."""
     agent = request.form.get("agent", "")
@@ -98,8 +118,29 @@ def import_skill() -> Response:
         problems = [(skillmd.SKILL_MD_FIELDS.get(field, field), message)
                     for field, message in exc.problems]
         return transfer_response(agent, 422, skill_problems=problems)
-    flash(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}.")
-    return go_to(url_for("editor.edit", agent=agent, d_tag=row.d_tag))
+    workspace = store.load_workspace(get_session(), agent)
+    unknown = unknown_names(workspace, [workspace.skills_by_tag[row.d_tag]])
+    return done(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}."
+                + unknown_note(agent, unknown),
+                url_for("editor.edit", agent=agent, d_tag=row.d_tag))
+
+
+def unknown_note(agent: str, names: list[str]) -> str:
+    """What an import says of the `{{names}}` that resolve to nothing in `agent` (nothing
+    when there are none): ` 2 references do not resolve in Simon: {{x}}, {{y}} — they
+    assemble to empty text.`"""
+    if not names:
+        return ""
+    shown = ", ".join("{{" + _cut(name) + "}}" for name in names[:UNKNOWN_SHOWN])
+    if len(names) > UNKNOWN_SHOWN:
+        shown += f" and {len(names) - UNKNOWN_SHOWN} more"
+    verb, what = ("does", "it assembles") if len(names) == 1 else ("do", "they assemble")
+    return (f" {counted(len(names), 'reference')} {verb} not resolve in {agent}: {shown} — "
+            f"{what} to empty text.")
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= UNKNOWN_NAME_CHARS else name[:UNKNOWN_NAME_CHARS - 1] + "…"
 
 
 # -- reading uploads

@@ -6,13 +6,13 @@ delete they would break is refused with a 409 unless forced.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, redirect, url_for
+from flask import Blueprint, Response, url_for
 
 from webapp import store
 from webapp.db import get_session
 
 from .forms import request_data
-from .responses import flag, go_to, page_or_fragment, wants_fragment
+from .responses import done, flag, page_or_fragment
 
 bp = Blueprint("trash", __name__)
 
@@ -39,8 +39,7 @@ def delete(agent: str, d_tag: str) -> Response:
         return page_or_fragment("trash_delete.html", "_trash_delete.html", 409, agent=agent,
                                 current=d_tag, skill=skill, users=exc.referenced_by,
                                 refused=True)
-    flash(f"Moved {d_tag} to the trash.")
-    return go_to(url_for("trash.index", agent=agent))
+    return done(f"Moved {d_tag} to the trash.", url_for("trash.index", agent=agent))
 
 
 @bp.get("/agents/<agent>/trash")
@@ -53,10 +52,9 @@ def index(agent: str) -> Response:
 def restore(agent: str, d_tag: str) -> Response:
     """Take a skill out of the trash, back to its place in the adoption order."""
     store.restore_skill(get_session(), agent, d_tag)
-    if wants_fragment():
-        return trash_response(agent, restored=d_tag)
-    flash(f"Restored {d_tag} from the trash.")
-    return redirect(url_for("editor.edit", agent=agent, d_tag=d_tag), 303)
+    return done(f"Restored {d_tag} from the trash.",
+                url_for("editor.edit", agent=agent, d_tag=d_tag),
+                in_place=lambda: trash_response(agent, restored=d_tag))
 
 
 def trash_response(agent: str, restored: str | None = None) -> Response:
