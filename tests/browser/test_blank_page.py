@@ -67,28 +67,28 @@ def test_from_an_empty_database_to_a_saved_skill(context, empty_server):
     assert errors == []
 
 
+def tab_to(page, focused: str, most: int = 40) -> None:
+    """Press Tab until the JavaScript condition `focused` holds (at most `most` times)."""
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        if page.evaluate(focused):
+            return
+    raise AssertionError(f"never focused: {focused}")
+
+
 def test_a_skill_made_with_the_keyboard_alone(context, empty_server):
     from playwright.sync_api import expect
 
     page = context.new_page()
     page.goto(empty_server)
-    for _ in range(40):  # Tab to "New agent"
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.textContent.trim()") == "New agent":
-            break
+    tab_to(page, "document.activeElement.textContent.trim() === 'New agent'")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{empty_server}/new-agent")
-    for _ in range(40):  # Tab to the Name field
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.name") == "name":
-            break
+    tab_to(page, "document.activeElement.name === 'name'")
     page.keyboard.type("Keys")
     page.keyboard.press("Enter")  # submits the form: Create agent
     expect(page.locator("#agent-empty")).to_be_visible()
-    for _ in range(40):  # Tab to "New skill"
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.textContent.trim()") == "New skill":
-            break
+    tab_to(page, "document.activeElement.textContent.trim() === 'New skill'")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{empty_server}/agents/Keys/new-skill")
     expect(page.get_by_label("d_tag", exact=True)).to_be_focused()  # opens on its first field
