@@ -30,6 +30,10 @@ def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = pri
         rows += web_rows(quick=quick)
         # The worst case ends with a preview request, so it runs with the web section.
         rows += worst_case_rows(quick=quick)
+        # What a keystroke costs in the browser (chromium through Playwright).
+        from .browser import browser_rows
+
+        rows += browser_rows(quick=quick)
     width = max(len(r[0]) for r in rows)
     echo(f"{'figure'.ljust(width)}  {'measured':>12}  target")
     for figure, measured, target in rows:
