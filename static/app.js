@@ -31,7 +31,27 @@ document.documentElement.classList.add("js");
   function loadViews() {
     try { return JSON.parse(sessionStorage.getItem(storeKey())) || {}; } catch (e) { return {}; }
   }
+  // The live preview sends the open panel alone (`shown`: `diff`, `document:source`...);
+  // opening a panel that came as a placeholder asks for the preview again.
+  function syncShown(wrap) {
+    const form = wrap.closest("form");
+    const field = form && form.querySelector("input[data-shown]");
+    if (!field) return;
+    const tab = wrap.dataset.tab;
+    field.value = tab === "document" ? "document:" + (wrap.dataset.docView || "rendered") : tab;
+    const panel = wrap.querySelector('.panel[data-panel="' + tab + '"]');
+    const view = tab === "document" ? panel && panel.querySelector(".doc-" + wrap.dataset.docView) : panel;
+    if (view && view.querySelector("[data-lazy]") && window.htmx && refills < 3) {
+      refills += 1;
+      htmx.trigger(form, "change");
+    }
+  }
+  // Asks made for a placeholder since the author last typed: a bound, so an answer that
+  // keeps sending one can never make a loop.
+  let refills = 0;
+  document.addEventListener("input", function () { refills = 0; });
   function saveViews(wrap) {
+    syncShown(wrap);
     const views = loadViews();
     for (const key of VIEW_KEYS) if (wrap.dataset[key] !== undefined) views[key] = wrap.dataset[key];
     try {
@@ -44,6 +64,7 @@ document.documentElement.classList.add("js");
       for (const key of VIEW_KEYS) {
         if (views[key] && wrap.dataset[key] !== undefined) wrap.dataset[key] = views[key];
       }
+      syncShown(wrap);
       // A tab this page does not have (the agent preview has no Diff) shows Document.
       if (wrap.dataset.tab && !wrap.querySelector('[data-panel="' + wrap.dataset.tab + '"]')) {
         wrap.dataset.tab = "document";
@@ -481,5 +502,12 @@ document.documentElement.classList.add("js");
     const el = document.getElementById("status");
     if (event.detail.target && event.detail.target.id === "preview" && el && el.dataset.about === "preview") status("");
     syncTabs();
+    // An answer to a request sent before a tab was opened holds that tab as a placeholder.
+    if (event.detail.target && event.detail.target.id === "preview") {
+      // The swap replaced the target: look the new one up.
+      const preview = document.getElementById("preview");
+      const wrap = preview && preview.closest(".preview-wrap");
+      if (wrap) syncShown(wrap);
+    }
   });
 })();

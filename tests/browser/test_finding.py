@@ -127,7 +127,8 @@ def test_where_used_from_the_editor(context, live_server):
     expect(page).to_have_url(f"{live_server}/agents/Simon/uses?name=message")
     page.locator("#uses-text a", has_text="line").first.click()
     expect(page).to_have_url(f"{live_server}/agents/Simon/skills/chat#L8")
-    line = page.evaluate("(() => { const t = document.getElementById('content');"
-                         " return t.value.slice(0, t.selectionStart).split('\\n').length; })()")
-    assert line == 8
+    # The cursor is put on the line once the page has loaded: wait for it.
+    page.wait_for_function("(() => { const t = document.getElementById('content');"
+                           " return t && t.value.slice(0, t.selectionStart).split('\\n')"
+                           ".length === 8; })()")
     assert errors == []

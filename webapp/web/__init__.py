@@ -67,6 +67,7 @@ def register(app: Flask) -> None:
     app.config.setdefault("COMPRESS_BR_LEVEL", 4)
     app.config.setdefault("COMPRESS_LEVEL", 6)
     Compress(app)
+    app.jinja_env.globals["shows"] = responses.shows
     app.url_map.converters["id"] = forms.IdConverter
     app.register_error_handler(store.NotFound, not_found)
     app.register_error_handler(NotFound, not_found)

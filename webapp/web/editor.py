@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask import Blueprint, Response, abort, flash, g, jsonify, redirect, request, url_for
 
 from webapp import store
 from webapp.db import get_session
@@ -36,7 +36,7 @@ from .preview import (
     run_followed,
     skill_link,
 )
-from .responses import counted, done, flag, page_or_fragment, wants_fragment
+from .responses import counted, done, flag, page_or_fragment, shown_panels, wants_fragment
 
 bp = Blueprint("editor", __name__)
 
@@ -268,6 +268,9 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     errors = {**(errors or {}), **choice_errors}
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
     shown = draft if draft.d_tag == current else dataclasses.replace(draft, d_tag=current)
+    # A live preview asks only for the panel that is open (`shown`); the rest come as
+    # placeholders that are filled when their tab is opened (`app.js`).
+    g.shown_panels = shown_panels(data.get("shown")) if fragment == "_preview.html" else None
     context = editor_context(agent, version, shown, workspace, choice, current, fragment,
                              filter_query(data))
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))

@@ -11,7 +11,16 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from flask import Response, current_app, flash, make_response, redirect, request, stream_template
+from flask import (
+    Response,
+    current_app,
+    flash,
+    g,
+    make_response,
+    redirect,
+    request,
+    stream_template,
+)
 from werkzeug.exceptions import HTTPException
 
 #: The spellings of "yes" a form or a JSON body may send for a checkbox or flag.
@@ -95,6 +104,31 @@ def download_name(name: str) -> str:
     cleaned = "".join("_" if ch in '/\\"' or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
                       else ch for ch in name).strip(" .")
     return cleaned or "download"
+
+
+#: The preview's panels (and the Document tab's two views) a request may ask for alone.
+PANELS = frozenset({"document", "document:rendered", "document:source", "diff", "messages",
+                    "log", "problems", "pipeline"})
+
+
+def shown_panels(value: Any) -> frozenset[str] | None:
+    """The panels a live preview asks for (its `shown` field: `diff`, `document:source`,
+    ...), or None for all of them (no field, or one that names no panel: a page without
+    JavaScript shows every panel, one after another)."""
+    if not isinstance(value, str):
+        return None
+    tab, _, view = value.partition(":")
+    asked = {tab, value} if view else {tab}
+    if tab == "document" and not view:
+        asked |= {"document:rendered", "document:source"}
+    return frozenset(asked) if asked <= PANELS else None
+
+
+def shows(panel: str) -> bool:
+    """For templates: whether this request's preview renders `panel` (else a placeholder
+    that `app.js` fills by asking again when the tab is opened)."""
+    shown = g.get("shown_panels")
+    return shown is None or panel in shown
 
 
 def counted(number: int, noun: str) -> str:

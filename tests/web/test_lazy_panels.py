@@ -1,0 +1,56 @@
+"""A live preview sends the open panel alone; the others come as placeholders that the
+page asks for when their tab is opened. Without the `shown` field every panel is sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.web.responses import shown_panels
+
+from .conftest import HTMX
+
+PREVIEW = "/agents/Simon/skills/chat/preview"
+
+MARKS = {  # what each panel holds when it is rendered
+    "document:rendered": '<article class="message-card',
+    "document:source": '<table class="source highlight">',
+    "diff": "saved → draft",
+    "messages": 'class="request-body"',
+    "log": '<pre id="log-entry"',
+    "pipeline": '<ol class="stages">',
+}
+
+
+def post(client, skill_form, shown: str | None):
+    data = skill_form("system:\n# Chat\n\nDraft text.\n\nuser:\n{{message}}\n")
+    if shown is not None:
+        data["shown"] = shown
+    response = client.post(PREVIEW, data=data, headers=HTMX)
+    assert response.status_code == 200
+    return response.data.decode()
+
+
+@pytest.mark.parametrize("shown", sorted(MARKS))
+def test_only_the_open_panel_is_sent(client, simon, skill_form, shown):
+    html = post(client, skill_form, shown)
+    for panel, mark in MARKS.items():
+        assert (mark in html) == (panel == shown), panel
+    assert html.count("data-lazy") == len(MARKS) - 1
+    assert 'id="panel-problems"' in html and "Problems" in html  # always there
+
+
+def test_without_the_field_every_panel_is_sent(client, simon, skill_form):
+    for shown in (None, "", "nonsense", "document:nonsense"):
+        html = post(client, skill_form, shown)
+        assert all(mark in html for mark in MARKS.values()) and "data-lazy" not in html
+
+
+def test_the_document_tab_alone_means_both_views():
+    assert shown_panels("document") == {"document", "document:rendered", "document:source"}
+    assert shown_panels("diff") == {"diff"} and shown_panels(None) is None
+    assert shown_panels(["diff"]) is None
+
+
+def test_the_page_and_the_save_ignore_it(client, simon, skill_form):
+    page = client.get("/agents/Simon/skills/chat", query_string={"shown": "diff"}).data.decode()
+    assert "data-lazy" not in page and 'name="shown"' in page
