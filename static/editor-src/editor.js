@@ -1,35 +1,24 @@
 // The entry of static/vendor/codemirror-bundle-<version>.min.js: the parts of CodeMirror 6
 // that Skill Editor uses, gathered on one global, `CM`. Nothing of the app is here: the
-// editor's behaviour is static/code-editor.js, plain code served as written, so changing it
-// needs no rebuild. Rebuild with `sh build.sh` (see docs/web.md, "The code editor").
+// editor's behaviour is static/code-editor.js, plain code served as written, so changing
+// it needs no rebuild; a part it starts to use must be added here (and the bundle rebuilt
+// with `sh build.sh`, see docs/web.md, "The code editor").
 export {
-  EditorState, EditorSelection, StateEffect, StateField, Compartment, RangeSetBuilder, Prec,
-  Transaction, Annotation,
+  Compartment, EditorState, RangeSetBuilder, StateEffect, StateField,
 } from "@codemirror/state";
 export {
-  EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
-  highlightSpecialChars, drawSelection, dropCursor, rectangularSelection, crosshairCursor,
-  Decoration, ViewPlugin, MatchDecorator, hoverTooltip, showTooltip, placeholder,
+  Decoration, EditorView, ViewPlugin, drawSelection, dropCursor, highlightActiveLine,
+  highlightActiveLineGutter, highlightSpecialChars, hoverTooltip, keymap, lineNumbers,
 } from "@codemirror/view";
 export {
-  defaultKeymap, history, historyKeymap, indentWithTab, insertTab, indentMore, indentLess,
-  undo, redo, undoDepth,
+  defaultKeymap, history, historyKeymap, indentLess, indentMore,
 } from "@codemirror/commands";
 export {
-  StreamLanguage, syntaxHighlighting, defaultHighlightStyle,
-  HighlightStyle, bracketMatching, indentOnInput, foldGutter, foldKeymap, indentUnit,
-  syntaxTree, ensureSyntaxTree, forceParsing,
+  HighlightStyle, StreamLanguage, bracketMatching, indentOnInput, indentUnit,
+  syntaxHighlighting,
 } from "@codemirror/language";
-export {
-  autocompletion, completionKeymap, startCompletion, closeCompletion, acceptCompletion,
-  currentCompletions, completionStatus, selectedCompletion,
-} from "@codemirror/autocomplete";
-export {
-  setDiagnostics, lintGutter, lintKeymap, linter, forEachDiagnostic, diagnosticCount,
-  openLintPanel, closeLintPanel, nextDiagnostic,
-} from "@codemirror/lint";
-export {
-  search, searchKeymap, highlightSelectionMatches, openSearchPanel, closeSearchPanel,
-} from "@codemirror/search";
+export { autocompletion, completionKeymap } from "@codemirror/autocomplete";
+export { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
+export { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
 export { yaml } from "@codemirror/legacy-modes/mode/yaml";
 export { tags } from "@lezer/highlight";
