@@ -7,8 +7,8 @@
 // with an `input` event on it, so htmx's live preview, app.js's unsaved marker, Ctrl/Cmd+S
 // and the leave-page warning work as they do on the bare textarea, which is what a page
 // without JavaScript edits. What the editor shows comes from the server: what each
-// {{name}} is (the #editor-names block, or the names route for another scenario) and the
-// problems of the skill (the #editor-diagnostics block of every preview). The only rules
+// {{name}} is (#editor-names, or the names route for another scenario) and the problems of
+// the skill (#editor-diagnostics, in every preview). The only rules
 // of skill text written here are the ones colouring needs, in static/skill-syntax.js.
 "use strict";
 
@@ -24,10 +24,12 @@
 
   // -- names: what each {{name}} is and gives, for the scenario the preview shows
   const names = {data: null, byName: new Map(), url: null, cache: new Map(), pending: null};
+  // The server's JSON, in the data-json attribute of a hidden element (not a <script>
+  // data block: htmx drops those from what it swaps in).
   function readBlock(id) {
     const el = document.getElementById(id);
     if (!el) return null;
-    try { return JSON.parse(el.textContent); } catch (e) { return null; }
+    try { return JSON.parse(el.dataset.json); } catch (e) { return null; }
   }
   function setNames(data) {
     names.data = data;

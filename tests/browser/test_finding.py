@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import cursor
+
 pytestmark = pytest.mark.browser
 
 
@@ -127,7 +129,5 @@ def test_where_used_from_the_editor(context, live_server):
     expect(page).to_have_url(f"{live_server}/agents/Simon/uses?name=message")
     page.locator("#uses-text a", has_text="line").first.click()
     expect(page).to_have_url(f"{live_server}/agents/Simon/skills/chat#L8")
-    line = page.evaluate("(() => { const t = document.getElementById('content');"
-                         " return t.value.slice(0, t.selectionStart).split('\\n').length; })()")
-    assert line == 8
+    assert cursor(page)["line"] == 8
     assert errors == []

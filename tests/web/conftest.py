@@ -8,8 +8,6 @@ a browser would.
 
 from __future__ import annotations
 
-import json
-
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -92,45 +90,29 @@ def saved(app):
 
 
 class Markup(HTMLParser):
-    """Collects every start tag of a page with its attributes, to look for anything
-    executable, and the text of its scripts: `script_text` that of the executable ones,
-    `data_blocks` that of each `<script type="application/json">` (a data block, which
-    browsers never run) by its id."""
+    """Collects every start tag of a page with its attributes, to look for anything executable."""
 
     def __init__(self, html: str):
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str | None]]] = []
         self.script_text = ""
-        self.data_blocks: dict[str | None, str] = {}
-        self._in_script: dict[str, str | None] | None = None
+        self._in_script = False
         self.feed(html)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if tag == "script":
-            self._in_script = dict(attrs)
-            if is_data_block(self._in_script):
-                self.data_blocks[self._in_script.get("id")] = ""
+        self._in_script = tag == "script"
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "script":
-            self._in_script = None
+            self._in_script = False
 
     def handle_data(self, data: str) -> None:
-        if self._in_script is None:
-            return
-        if is_data_block(self._in_script):
-            self.data_blocks[self._in_script.get("id")] += data
-        else:
+        if self._in_script:
             self.script_text += data
-
-
-def is_data_block(attrs: dict[str, str | None]) -> bool:
-    """A `<script type="application/json">` without `src`: data, never run."""
-    return attrs.get("type") == "application/json" and "src" not in attrs
 
 
 _URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href", "srcset", "data", "poster")
@@ -140,23 +122,13 @@ _BAD_SCHEMES = re.compile(r"^\s*(javascript|data|vbscript):", re.IGNORECASE)
 def executable_markup(html: str) -> list[str]:
     """Everything in `html` that could run script or load active content; empty when safe.
 
-    Our own `<script src>` tags for static files are allowed, and JSON data blocks whose
-    text is JSON with no `<` in it (so nothing in it can close the block); nothing else is.
+    Our own `<script src>` tags for static files are allowed; nothing else is.
     """
     page = Markup(html)
     found = []
     if page.script_text.strip():
         found.append(f"inline script: {page.script_text.strip()[:60]!r}")
-    for name, text in page.data_blocks.items():
-        try:
-            json.loads(text)
-        except ValueError:
-            found.append(f"data block {name!r} that is not JSON: {text[:60]!r}")
-        if "<" in text:
-            found.append(f"data block {name!r} with a '<' in it")
     for tag, attrs in page.tags:
-        if tag == "script" and is_data_block(attrs):
-            continue
         if tag == "script" and not (attrs.get("src") or "").startswith("/static/"):
             found.append(f"<script> without a static src: {attrs}")
         if tag in ("iframe", "object", "embed", "svg", "math", "style", "base", "frame"):

@@ -1,6 +1,6 @@
-"""The code editor's data: the names block of the editor page and the names route (what
-each `{{name}}` is and gives), and the diagnostics block of every preview (the edited
-skill's problems, for the marks in its lines)."""
+"""The code editor's data: the names of the editor page and the names route (what each
+`{{name}}` is and gives), and the diagnostics of every preview (the edited skill's
+problems, for the marks in its lines)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ PREVIEW = "/agents/Simon/skills/chat/preview"
 
 
 def blocks(response) -> dict:
-    """The JSON data blocks of a page or fragment, by id."""
-    return {name: json.loads(text)
-            for name, text in Markup(response.data.decode()).data_blocks.items()}
+    """The JSON of each element with a `data-json` attribute, by the element's id."""
+    return {attrs["id"]: json.loads(attrs["data-json"])
+            for _, attrs in Markup(response.data.decode()).tags if "data-json" in attrs}
 
 
 def test_the_editor_page_carries_the_names(client, simon):
@@ -36,10 +36,9 @@ def test_the_editor_page_carries_the_names(client, simon):
     assert "content" in data["template"]["keys"]
 
 
-def test_the_names_block_says_where_to_ask_again(client, simon):
+def test_the_names_say_where_to_ask_again(client, simon):
     html = client.get("/agents/Simon/skills/chat").data.decode()
-    assert ('<script type="application/json" id="editor-names" '
-            'data-url="/agents/Simon/names">') in html
+    assert '<div id="editor-names" hidden data-url="/agents/Simon/names" data-json="' in html
 
 
 def test_a_preview_fragment_carries_the_diagnostics_but_not_the_names(client, simon,
@@ -101,7 +100,9 @@ def test_hostile_names_and_values_stay_data(app, client, simon, csrf):
         "result": json.dumps({"success": True, "content": {"npub": hostile}}),
         "results_by_args": "[]"})
     response = client.get("/agents/Simon/skills/chat")
-    assert executable_markup(response.data.decode()) == []
+    html = response.data.decode()
+    assert executable_markup(html) == []
+    assert "</script><script>" not in html
     names = {n["name"]: n for n in blocks(response)["editor-names"]["names"]}
     assert hostile in names["agent_identity"]["detail"]
     assert names["agent_npub"]["value"] == f"`{hostile}`"

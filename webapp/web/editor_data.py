@@ -1,12 +1,13 @@
 """The data the code editor (`static/code-editor.js`) reads from the page: what each
-`{{name}}` is and gives (`names_data`, the `#editor-names` block and the names route), and
-the edited skill's problems in its lines (`diagnostics_data`, the `#editor-diagnostics`
-block of every preview).
+`{{name}}` is and gives (`names_data`: `#editor-names` of the editor page, and the names
+route), and the edited skill's problems in its lines (`diagnostics_data`:
+`#editor-diagnostics` of every preview).
 
-Both are JSON in `<script type="application/json">` blocks: not executed, so the CSP's
-`script-src 'self'` does not apply to them, and `tojson` escapes `<`, `>`, `&` and `'`, so
-no text can close the block. The rules stay in the pipeline (`resolvable_names`, the
-diagnostics of assembly); the editor only lays them out.
+Both are JSON in the `data-json` attribute of a hidden element, escaped like any
+attribute: inert markup, nothing the CSP has to allow. (A `<script type="application/json">`
+data block would be too, but htmx removes every `<script>` from what it swaps in, as
+configured: `allowScriptTags` is false.) The rules stay in the pipeline
+(`resolvable_names`, the diagnostics of assembly); the editor only lays them out.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from webapp.pipeline import Diagnostic, Vocabulary
 
 
 def names_data(vocabulary: Vocabulary, skill_url: Callable[[str], str]) -> dict[str, Any]:
-    """The names block: every resolvable name with its kind, what it is and its value for
+    """What `#editor-names` holds: every resolvable name with its kind, what it is and its value for
     the scenario (a skill's with the address of its editor), and the template's words."""
     names = []
     for n in vocabulary.names:
@@ -43,7 +44,7 @@ def names_data(vocabulary: Vocabulary, skill_url: Callable[[str], str]) -> dict[
 
 def diagnostics_data(problems: Iterable[Diagnostic], d_tag: str,
                      scenario: str | None) -> dict[str, Any]:
-    """The diagnostics block of a preview: the problems in lines of skill `d_tag`, each with
+    """What a preview's `#editor-diagnostics` holds: the problems in lines of skill `d_tag`, each with
     its line, the `{{name}}` it is about and the names suggested for it; and the scenario
     the preview was assembled for (the editor fetches the names' values again when it
     changes)."""
