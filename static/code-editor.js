@@ -139,7 +139,11 @@
           if (stream.match(/^[ \t]*(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)/)) return "list";
         }
       }
-      if (state.kind === "yaml") return CM.yaml.token(stream, state.yaml);
+      if (state.kind === "yaml") {
+        // The YAML mode calls a key an "atom": here it is a key, as in JSON.
+        const token = CM.yaml.token(stream, state.yaml);
+        return token === "atom" ? "propertyName" : token;
+      }
       if (state.kind === "fence") { stream.skipToEnd(); return "monospace"; }
       if (state.kind === "marker") { stream.skipToEnd(); return "processingInstruction"; }
       return inlineToken(stream, state.kind === "quote");
@@ -310,20 +314,14 @@
     }
     return box;
   }
+  // (An unknown name gets no tooltip of its own: its lint mark's says what it is and
+  // what it may have meant.)
   const hover = CM.hoverTooltip(function (view, pos) {
     const token = tokenAt(view.state, pos);
-    if (!token || token.kind !== "placeholder") return null;
-    const known = names.byName.get(token.name);
-    return {
-      pos: token.from, end: token.to, above: true,
-      create: function () {
-        if (known) return {dom: describe(known)};
-        const dom = document.createElement("div");
-        dom.className = "cm-name-info";
-        dom.textContent = "{{" + token.name + "}} matches no skill, binding or tool: it gives nothing.";
-        return {dom: dom};
-      },
-    };
+    const known = token && token.kind === "placeholder" && names.byName.get(token.name);
+    if (!known) return null;
+    return {pos: token.from, end: token.to, above: true,
+            create: function () { return {dom: describe(known)}; }};
   });
 
   // -- navigation: Ctrl/Cmd+click and F12 on a {{skill}} open its editor
