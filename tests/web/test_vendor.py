@@ -19,8 +19,10 @@ ROW = re.compile(r"^\| `(?P<file>[^`]+)` \|.*\| [^|]*`(?P<licence>[^`]+-LICENSES
 VERSION = json.loads((SOURCE / "package.json").read_text(encoding="utf-8"))["version"]
 BUNDLE = VENDOR / f"codemirror-bundle-{VERSION}.min.js"
 LICENCES = VENDOR / f"codemirror-bundle-{VERSION}-LICENSES.txt"
-HEADER = re.compile(r"/\*! codemirror-bundle-(?P<version>[^:]+): .* with esbuild@(?P<esbuild>\S+)\. "
-                    r"Packages: (?P<packages>\S+@\S+(?: \S+@\S+)*)\. Licences: (?P<licences>\S+) \*/")
+HEADER = re.compile(r"/\*! codemirror-bundle-(?P<version>[^:]+): .* "
+                    r"with esbuild@(?P<esbuild>\S+)\. "
+                    r"Packages: (?P<packages>\S+@\S+(?: \S+@\S+)*)\. "
+                    r"Licences: (?P<licences>\S+) \*/")
 
 
 def listed() -> dict[str, tuple[str, str]]:

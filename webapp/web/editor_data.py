@@ -44,10 +44,10 @@ def names_data(vocabulary: Vocabulary, skill_url: Callable[[str], str]) -> dict[
 
 def diagnostics_data(problems: Iterable[Diagnostic], d_tag: str,
                      scenario: str | None) -> dict[str, Any]:
-    """What a preview's `#editor-diagnostics` holds: the problems in lines of skill `d_tag`, each with
-    its line, the `{{name}}` it is about and the names suggested for it; and the scenario
-    the preview was assembled for (the editor fetches the names' values again when it
-    changes)."""
+    """What a preview's `#editor-diagnostics` holds: the problems in lines of skill
+    `d_tag`, each with its line, the `{{name}}` it is about and the names suggested for it;
+    and the scenario the preview was assembled for (the editor fetches the names' values
+    again when it changes)."""
     return {
         "skill": d_tag,
         "scenario": scenario,
