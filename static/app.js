@@ -1,4 +1,5 @@
-// Skill Editor: all client behaviour lives here (the CSP forbids inline script).
+// Skill Editor: the client behaviour of every page (the CSP forbids inline script); the
+// code editor is code-editor.js, on the pages that edit text.
 // Everything works without it; this adds tabs, live-preview niceties, copy buttons,
 // Ctrl/Cmd+S, the unsaved-changes marker, the prompt before leaving with edits, the
 // splitter between the form and the preview and dragging the skill list. The keys are
@@ -211,18 +212,29 @@ document.documentElement.classList.add("js");
     if (area) area.parentElement.querySelector(".line-numbers").scrollTop = area.scrollTop;
   }
 
+  // Put the cursor at the start of `line` (nothing selected) in the code editor
+  // (code-editor.js), or without it in the textarea, and scroll it into view.
   function goToLine(line) {
     const area = contentArea();
     if (!area || !line) return;
+    if (area.codeEditor) {
+      area.codeEditor.goToLine(line);
+      return;
+    }
     const lines = area.value.split("\n");
     const n = Math.min(Math.max(1, line), lines.length);
     let start = 0;
     for (let i = 0; i < n - 1; i++) start += lines[i].length + 1;
     area.focus();
-    area.setSelectionRange(start, start + lines[n - 1].length);
+    area.setSelectionRange(start, start);
     const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 18;
     area.scrollTop = Math.max(0, (n - 3) * lineHeight);
     syncScroll();
+  }
+  function focusContent() {
+    const area = contentArea();
+    if (area.codeEditor) area.codeEditor.focus();
+    else area.focus();
   }
 
   function snapshot(form) {
@@ -307,9 +319,9 @@ document.documentElement.classList.add("js");
     }
     const skip = event.target.closest(".skip-link");
     if (skip && contentArea()) {
-      // Focus the textarea without adding #content to the address.
+      // Focus the editor without adding #content to the address.
       event.preventDefault();
-      contentArea().focus();
+      focusContent();
       return;
     }
     const toggle = event.target.closest("[data-view-toggle]");

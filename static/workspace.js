@@ -11,6 +11,10 @@
     if (!field || typeof field.setSelectionRange !== "function") return;
     const line = parseInt(button.dataset.line, 10) || 1;
     const column = parseInt(button.dataset.column, 10) || 1;
+    if (field.codeEditor) {  // the code editor (code-editor.js) over a JSON field
+      field.codeEditor.goToLine(line, column);
+      return;
+    }
     const lines = field.value.split("\n");
     let offset = 0;
     for (let i = 0; i < Math.min(line - 1, lines.length); i++) offset += lines[i].length + 1;
@@ -35,6 +39,9 @@
         field.setAttribute("aria-invalid", "true");
       } else {
         field.removeAttribute("aria-invalid");
+      }
+      if (field.codeEditor) {
+        field.codeEditor.view.contentDOM.setAttribute("aria-invalid", bad.has(field.name) ? "true" : "false");
       }
     });
   }

@@ -99,3 +99,40 @@ def context(browser) -> Iterator[Any]:
     context.set_default_timeout(10_000)
     yield context
     context.close()
+
+
+# -- the code editor (CodeMirror over the textarea `#content`, which stays the form's value)
+
+#: The CodeMirror view of the editor whose content element is `el` (or is inside `el`).
+_VIEW = "(el) => CM.EditorView.findFromDOM(el.closest('.cm-editor'))"
+
+
+def content_editor(page, name: str = "Content") -> Any:
+    """The code editor's content element, named `name` (the skill's: Content)."""
+    return page.get_by_role("textbox", name=name, exact=True)
+
+
+def cursor(page, name: str = "Content") -> dict[str, Any]:
+    """Where the code editor's cursor is: `head` (offset), `line`, `column` (1-based),
+    whether the selection is `empty`, and the text's `length`."""
+    return content_editor(page, name).evaluate(f"""(el) => {{
+        const view = ({_VIEW})(el);
+        const main = view.state.selection.main;
+        const line = view.state.doc.lineAt(main.head);
+        return {{head: main.head, line: line.number, column: main.head - line.from + 1,
+                 empty: main.empty, length: view.state.doc.length}};
+    }}""")
+
+
+def editor_has_focus(page, name: str = "Content") -> bool:
+    """Whether the code editor named `name` has the keyboard focus."""
+    return content_editor(page, name).evaluate("(el) => document.activeElement === el")
+
+
+def set_editor_text(page, text: str, name: str = "Content") -> None:
+    """Replace the code editor's whole text by `text`, as one change (a paste would be):
+    typing would indent new lines as the editor does."""
+    content_editor(page, name).evaluate(
+        f"(el, text) => {{ const view = ({_VIEW})(el);"
+        " view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text},"
+        " userEvent: 'input.paste'}); }", text)

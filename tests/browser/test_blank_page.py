@@ -12,7 +12,7 @@ import pytest
 from webapp import db, store
 from webapp.pipeline import load_bundle
 
-from .conftest import SIMON
+from .conftest import SIMON, editor_has_focus
 
 pytestmark = pytest.mark.browser
 
@@ -61,7 +61,7 @@ def test_from_an_empty_database_to_a_saved_skill(context, empty_server):
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_contain_text("Saved greet as version 2")
     page.reload()
-    expect(page.get_by_label("Content", exact=True)).to_have_value(
+    expect(page.locator("#content")).to_have_value(
         "system:\n# Greeting\n\nSay what the agent should do here.\n\nuser:\n{{message}}\n"
         "Hello {{agnt_name}}!\n")
     assert errors == []
@@ -134,7 +134,7 @@ def test_an_expired_token_is_renewed_without_losing_a_keystroke(context, live_se
     page.evaluate(stale)
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_contain_text("Saved chat as version 2")
-    assert page.evaluate("document.activeElement.id") == "content"
+    assert editor_has_focus(page)
 
 
 def test_a_tool_form_asks_before_leaving_with_edits(context, live_server):

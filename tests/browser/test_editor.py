@@ -1,9 +1,12 @@
 """The editor in a real browser: live preview while typing, save, reload, stale save in a
-second tab."""
+second tab. Typing goes into the code editor (CodeMirror, named Content), whose text the
+textarea `#content` keeps as the form's value."""
 
 from __future__ import annotations
 
 import pytest
+
+from .conftest import content_editor, cursor, editor_has_focus
 
 pytestmark = pytest.mark.browser
 
@@ -18,7 +21,7 @@ def open_editor(context, live_server, errors=None):
 
 
 def type_at_end(page, text: str) -> None:
-    page.click("#content")
+    content_editor(page).click()
     page.keyboard.press("Control+End")
     page.keyboard.type(text)
 
@@ -35,10 +38,10 @@ def test_live_preview_save_reload_and_conflict(context, live_server):
     type_at_end(page, "\n# Typed heading\nNpub: {{agent_npubb}}\n")
     expect(page.locator("#preview .doc-rendered")).to_contain_text("Typed heading")
     expect(page.locator(".skill-form")).to_have_class("skill-form dirty")
-    # The swap replaced only the preview: the textarea kept focus and cursor.
-    assert page.evaluate("document.activeElement.id") == "content"
-    assert page.evaluate("document.getElementById('content').selectionStart") == page.evaluate(
-        "document.getElementById('content').value.length")
+    # The swap replaced only the preview: the editor kept focus and cursor.
+    assert editor_has_focus(page)
+    at = cursor(page)
+    assert at["head"] == at["length"] == len(page.locator("#content").input_value())
     page.click("[data-tab-button=diff]")
     expect(page.locator("#preview .diff-unified").first).to_contain_text("## Typed heading")
     page.click("[data-tab-button=problems]")
@@ -46,11 +49,11 @@ def test_live_preview_save_reload_and_conflict(context, live_server):
     expect(problem).to_contain_text("did you mean")
     assert page.evaluate("window.__sameDocument") is True  # updated without a reload
 
-    # Clicking the problem puts the cursor on that line of the editor.
+    # Clicking the problem puts the cursor at the start of that line, selecting nothing.
     problem.locator("a").click()
-    line = page.evaluate("(() => { const t = document.getElementById('content');"
-                         " return t.value.slice(0, t.selectionStart).split('\\n').length; })()")
-    assert line == 11
+    assert editor_has_focus(page)
+    assert cursor(page) | {"head": 0, "length": 0} == {
+        "head": 0, "length": 0, "line": 11, "column": 1, "empty": True}
 
     # The source view names the skill and line of every line.
     page.click("[data-tab-button=document]")
@@ -58,17 +61,17 @@ def test_live_preview_save_reload_and_conflict(context, live_server):
     expect(page.locator("#preview tr.mine").first).to_contain_text("chat:")
 
     # Ctrl+S saves in place: the page stays, and so do the focus, the cursor and the
-    # textarea's undo history; a reload shows the saved text.
-    page.focus("#content")
+    # editor's undo history; a reload shows the saved text.
+    content_editor(page).focus()
     page.keyboard.press("Control+End")
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_contain_text("Saved chat as version 2.")
     expect(page.locator(".skill-form")).not_to_have_class("skill-form dirty")
     expect(page.locator(".form-version")).to_have_text("version 2")
     assert page.evaluate("window.__sameDocument") is True
-    assert page.evaluate("document.activeElement.id") == "content"
-    assert page.evaluate("document.getElementById('content').selectionStart") == page.evaluate(
-        "document.getElementById('content').value.length")
+    assert editor_has_focus(page)
+    at = cursor(page)
+    assert at["head"] == at["length"]
     page.keyboard.press("Control+z")  # the undo history survived the save
     assert not page.evaluate("document.getElementById('content').value").endswith(
         "{{agent_npubb}}\n")

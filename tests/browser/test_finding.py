@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import cursor
+
 pytestmark = pytest.mark.browser
 
 
@@ -128,7 +130,5 @@ def test_where_used_from_the_editor(context, live_server):
     page.locator("#uses-text a", has_text="line").first.click()
     expect(page).to_have_url(f"{live_server}/agents/Simon/skills/chat#L8")
     # The cursor is put on the line once the page has loaded: wait for it.
-    page.wait_for_function("(() => { const t = document.getElementById('content');"
-                           " return t && t.value.slice(0, t.selectionStart).split('\\n')"
-                           ".length === 8; })()")
+    assert cursor(page)["line"] == 8
     assert errors == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import content_editor, editor_has_focus
+
 pytestmark = pytest.mark.browser
 
 EDITOR = "/agents/Simon/skills/chat"
@@ -150,7 +152,7 @@ def test_preview_tabs_are_aria_tabs(page_at, live_server):
     assert selected() == ["tab-messages"]
 
     # A live preview swaps the tabs: the new ones say the same.
-    page.click("#content")
+    content_editor(page).click()
     page.keyboard.press("Control+End")
     page.keyboard.type("\nMore.\n")
     expect(page.locator("#tab-diff .badge")).to_be_attached()
@@ -194,8 +196,8 @@ def test_skip_link_is_the_first_tab_stop(page_at, live_server):
                             " document.activeElement.textContent]")
     assert focused == ["skip-link", "Skip to editor"]
     assert page.locator(".skip-link").is_visible()  # shown while focused
-    page.keyboard.press("Enter")
-    assert page.evaluate("document.activeElement.id") == "content"
+    page.keyboard.press("Enter")  # focuses the code editor
+    assert editor_has_focus(page)
     page.keyboard.type("typed ")
     assert page.locator("#content").input_value().startswith("typed ")
 
@@ -209,8 +211,9 @@ def test_every_control_has_a_name_and_focus_shows(page_at, live_server):
              const ref = document.getElementById(id);
              return ref ? ref.textContent : ''; }).join('').trim()
         || (el.tagName === 'BUTTON' || el.tagName === 'A' ? el.textContent.trim() : '');
-      return Array.from(document.querySelectorAll(
-          'a[href], button, input:not([type=hidden]), select, textarea, [tabindex]'))
+      // (A tabindex of -1 without a role is a scroll container, such as the code editor's.)
+      return Array.from(document.querySelectorAll('a[href], button, input:not([type=hidden]),'
+          + ' select, textarea, [tabindex]:not([tabindex="-1"]:not([role])), [contenteditable]'))
         .filter(el => el.getClientRects().length && !name(el))
         .map(el => el.outerHTML.slice(0, 120));
     })()""")
@@ -287,7 +290,7 @@ def test_dark_mode_follows_the_system(page_at, live_server, screenshots):
     background = dark.evaluate("getComputedStyle(document.body).backgroundColor")
     ink = dark.evaluate("getComputedStyle(document.body).color")
     assert luminance(background) < 0.15 and luminance(ink) > 0.8
-    for selector in ("#preview", "#content", ".skill-list"):
+    for selector in ("#preview", ".code-editor .cm-editor", ".skill-list"):
         colour = background_of(dark, selector)
         assert luminance(colour) < 0.2, (selector, colour)
     # The highlighted source uses the dark pygments style.

@@ -156,7 +156,7 @@ def test_sanitized_markdown_keeps_its_meaning(client, mallory):
     assert "markdown link" in html
 
 
-@pytest.mark.parametrize("url", ["/", "/agents/Simon/skills/chat", "/agents/Simon/skills/nope",
+@pytest.mark.parametrize("url", ["/", "/agents/Simon/skills/nope", "/agents/Simon/names",
                                  "/static/app.css", "/static/vendor/htmx-2.0.4.min.js"])
 def test_security_headers_on_every_response(client, simon, url):
     response = client.get(url)
@@ -165,6 +165,27 @@ def test_security_headers_on_every_response(client, simon, url):
     assert "frame-ancestors 'none'" in CONTENT_SECURITY_POLICY
     assert "script-src 'self';" in CONTENT_SECURITY_POLICY
     assert "unsafe-inline" not in CONTENT_SECURITY_POLICY
+
+
+@pytest.mark.parametrize("url", ["/agents/Simon/skills/chat", "/agents/Simon/tools",
+                                 "/agents/Simon/scenarios"])
+def test_a_page_with_the_code_editor_allows_its_styles_by_a_fresh_nonce(client, simon, url):
+    policies = [client.get(url).headers["Content-Security-Policy"] for _ in range(2)]
+    nonces = []
+    for policy in policies:
+        match = re.fullmatch(
+            re.escape(CONTENT_SECURITY_POLICY).replace(
+                re.escape("style-src 'self'"), r"style-src 'self' 'nonce-([A-Za-z0-9_-]{24})'"),
+            policy)
+        assert match, policy
+        nonces.append(match[1])
+    assert nonces[0] != nonces[1]
+    html = client.get(url)
+    nonce = re.search(r"'nonce-([^']+)'", html.headers["Content-Security-Policy"])[1]
+    assert f'code-editor.js" nonce="{nonce}" defer' in html.data.decode()
+    # The preview fragment loads nothing: its policy has no nonce.
+    fragment = client.get("/agents/Simon/skills/chat/preview", headers={"HX-Request": "true"})
+    assert fragment.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
 
 
 def test_no_inline_script_style_or_handlers_in_templates():

@@ -37,6 +37,7 @@ from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
+from .names import ResolvableName, Vocabulary, resolvable_names
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
 from .usage import (
@@ -83,6 +84,7 @@ __all__ = [
     "ITEM_SECTIONS",
     "MESSAGE_MODES",
     "RESERVED_TOOL_NAMES",
+    "ResolvableName",
     "ROLES",
     "Agent",
     "BindingUse",
@@ -110,6 +112,7 @@ __all__ = [
     "Unknown",
     "Use",
     "Variable",
+    "Vocabulary",
     "WhereUsed",
     "Workspace",
     "assemble",
@@ -143,6 +146,7 @@ __all__ = [
     "rename_placeholders",
     "rename_template_tool",
     "renamed_uses",
+    "resolvable_names",
     "skill_names",
     "tool_uses",
     "unknown_names",

@@ -133,22 +133,22 @@ class _Run:
         if name in stack:
             chain = " → ".join((*stack[stack.index(name):], name))
             skill.diag("error", "reference-cycle",
-                       f"reference cycle {chain}: `{{{{{name}}}}}` left empty", at)
+                       f"reference cycle {chain}: `{{{{{name}}}}}` left empty", at, name=name)
             return ()
         if len(stack) > MAX_REFERENCE_DEPTH:
             skill.diag("error", "reference-depth",
                        f"`{{{{{name}}}}}` is nested more than {MAX_REFERENCE_DEPTH} references "
-                       f"deep; left empty", at)
+                       f"deep; left empty", at, name=name)
             return ()
         if not embedded.enabled:
             skill.diag("warning", "reference-disabled",
-                       f"`{{{{{name}}}}}` refers to a disabled skill; left empty", at)
+                       f"`{{{{{name}}}}}` refers to a disabled skill; left empty", at, name=name)
             return ()
         parsed: ParsedSkill = parse_skill(name, self.content_of(embedded))
         if parsed.template_text is not None:
             skill.diag("warning", "template-in-embed",
                        f"the `---template---` part of `{name}` is ignored where it is embedded",
-                       at)
+                       at, name=name)
         found = self.expanded.get(name)
         if found is None:
             lines = trim_blank(parsed.lines if not self.embeds(parsed.names)
@@ -164,7 +164,7 @@ class _Run:
                            f"`{skill.d_tag}` embeds more than the budget allows "
                            f"({MAX_EMBEDDED_CHARS:,} characters in one skill's text, "
                            f"{MAX_EMBEDDINGS:,} embeddings in all); `{{{{{name}}}}}` and the "
-                           f"references past it are left empty", at)
+                           f"references past it are left empty", at, name=name)
             return ()
         self.building[stack] = size + chars
         self.embeddings += 1

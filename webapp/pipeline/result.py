@@ -15,6 +15,9 @@ class Diagnostic:
 
     `skill` is the `d_tag` of the skill the problem is in (None for workspace-level
     problems) and `line` the 1-based line in that skill's content (None when unknown).
+    `name` is the `{{name}}` of that line the problem is about, when it is about one, and
+    `suggestions` the known names closest to an unknown one, best first (what the editor
+    offers as quick fixes). Neither is part of the log entry (`to_dict`).
     """
 
     severity: str
@@ -22,6 +25,8 @@ class Diagnostic:
     message: str
     skill: str | None = None
     line: int | None = None
+    name: str | None = None
+    suggestions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"severity": self.severity, "code": self.code, "message": self.message,

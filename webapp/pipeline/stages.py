@@ -70,10 +70,12 @@ class SkillRun:
     lookups: Lookups
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def diag(self, severity: str, code: str, message: str, origin: Origin | None = None) -> None:
+    def diag(self, severity: str, code: str, message: str, origin: Origin | None = None, *,
+             name: str | None = None, suggestions: Sequence[str] = ()) -> None:
         self.diagnostics.append(Diagnostic(severity, code, message,
                                            origin.skill if origin else None,
-                                           origin.line if origin else None))
+                                           origin.line if origin else None,
+                                           name, tuple(suggestions)))
 
 
 # -- stage 1: expand references
@@ -151,11 +153,11 @@ def _values(skill: SkillRun, text: str, origin: Origin) -> Iterator[Replacement]
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             skill.diag("warning", "unknown-variable",
                        f"`{{{{{ph.name}}}}}` matches no skill, variable or tool and was left "
-                       f"empty{hint}", origin)
+                       f"empty{hint}", origin, name=ph.name, suggestions=close)
             yield ph.start, ph.end, ()
             continue
         for problem in resolved.problems:
-            skill.diag(problem.severity, problem.code, problem.message, origin)
+            skill.diag(problem.severity, problem.code, problem.message, origin, name=ph.name)
         value_origin = Origin(resolved.kind, origin.skill, origin.line, ph.name)
         lines = [(value, value_origin) for value in resolved.text.split("\n")] if (
             resolved.text) else ()

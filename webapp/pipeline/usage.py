@@ -117,7 +117,7 @@ def where_used(workspace: Workspace, name: str) -> WhereUsed:
     bindings = tuple(
         BindingUse(v.name, v.tool, tuple(use.name for use in variable_uses(workspace, v.name)))
         for v in workspace.variables if canonical_tool(v.tool) == tool)
-    meanings = _meanings(workspace, name)
+    meanings = meanings_of(workspace, name)
     suggestions = () if meanings else tuple(close_names(workspace, name))
     return WhereUsed(name, meanings, tuple(skills), tuple(sections), bindings, suggestions)
 
@@ -157,7 +157,8 @@ def find_skills(skills: Iterable[Skill], query: str) -> list[str]:
 # -- helpers
 
 
-def _meanings(workspace: Workspace, name: str) -> tuple[Meaning, ...]:
+def meanings_of(workspace: Workspace, name: str) -> tuple[Meaning, ...]:
+    """What `name` is in `workspace`, in the order `{{name}}` tries them (empty: nothing)."""
     found = []
     skill = workspace.skills_by_tag.get(name)
     if skill is not None:

@@ -15,9 +15,10 @@ from flask import Blueprint, Response, abort, flash, g, jsonify, redirect, reque
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import Skill, Workspace, find_skills
+from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
 
 from .conflicts import conflict_response
+from .editor_data import diagnostics_data, names_data
 from .forms import (
     choice_args,
     filter_query,
@@ -173,6 +174,19 @@ def skill_list(agent: str) -> Response:
     return skill_list_response(agent, request.args)
 
 
+@bp.get("/agents/<agent>/names")
+def names(agent: str) -> Response:
+    """What each `{{name}}` of the agent is and gives for `scenario`, as JSON: the code
+    editor asks again when the preview's scenario changes. Revalidated by its ETag."""
+    workspace = store.load_workspace(get_session(), agent)
+    scenario = request.args.get("scenario") or None
+    link = skill_link(agent, {"scenario": scenario} if scenario else {})
+    response = jsonify(names_data(resolvable_names(workspace, scenario), link))
+    response.headers["Cache-Control"] = "private, no-cache"
+    response.add_etag()
+    return response.make_conditional(request)
+
+
 @bp.post("/agents/<agent>/skills/<path:d_tag>/log")
 def append_log(agent: str, d_tag: str) -> Response:
     """Append the previewed context (draft included) to the agent's context log."""
@@ -235,8 +249,11 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
                    ) -> dict[str, Any]:
     """Everything `editor.html` and its fragments need."""
     scenario = workspace.scenarios_by_name.get(choice.scenario or "")
-    # Only the skill list shows the problem counts and the filter; a preview has no list.
+    # Only the skill list shows the problem counts and the filter, and only the form
+    # carries the names block; a preview has neither.
     no_list = wants_fragment() and fragment == "_preview.html"
+    args = choice_args(choice, workspace)
+    preview = build_preview(workspace, draft, choice, preview_models(), skill_link(agent, args))
     return {
         "agent": agent,
         "current": current,
@@ -246,12 +263,15 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         **({"skills": workspace.skills, "problem_counts": {}, "q": "", "shown": frozenset()}
            if no_list else list_context(workspace, choice, query)),
         "choice": choice,
-        "choice_args": choice_args(choice, workspace),
+        "choice_args": args,
         "scenarios": list(workspace.scenarios_by_name),
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
-        "preview": build_preview(workspace, draft, choice, preview_models(),
-                                 skill_link(agent, choice_args(choice, workspace))),
+        "preview": preview,
+        "editor_names": None if no_list else names_data(
+            resolvable_names(workspace, preview.target.scenario), skill_link(agent, args)),
+        "editor_diagnostics": diagnostics_data(preview.problems, preview.d_tag,
+                                               preview.target.scenario),
         "errors": {},
         "dirty": False,
     }

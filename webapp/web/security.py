@@ -2,7 +2,10 @@
 
 Skill text, tool results and scenario messages are untrusted. Templates autoescape,
 markdown goes through `webapp.render.sanitize`, and the Content-Security-Policy below
-forbids inline script and style, so even a sanitizer bug cannot run script. Every
+forbids inline script and style, so even a sanitizer bug cannot run script. The one
+exception is the code editor's: CodeMirror writes its styles into a `<style>` element,
+which a page that loads it allows with a random nonce made for that response
+(`style_nonce`); no other inline style, and no inline script, is ever allowed. Every
 state-changing request must carry the session's CSRF token, as a form field or (from
 htmx and fetch) in the `X-CSRFToken` header.
 
@@ -20,7 +23,7 @@ from collections.abc import Callable
 from io import BytesIO
 from typing import Any, TypeVar
 
-from flask import Flask, Response, current_app, make_response, render_template, request, session
+from flask import Flask, Response, current_app, g, make_response, render_template, request, session
 from werkzeug.exceptions import (
     BadRequest,
     HTTPException,
@@ -161,9 +164,26 @@ def check_csrf() -> None:
         raise CSRFError()
 
 
+def style_nonce() -> str:
+    """This response's nonce for `<style>` elements, made on first use (a template that
+    loads the code editor asks for it); the CSP of a response that never asked has none."""
+    if "style_nonce" not in g:
+        g.style_nonce = secrets.token_urlsafe(18)
+    return g.style_nonce
+
+
+def content_security_policy() -> str:
+    """The CSP of this response: `CONTENT_SECURITY_POLICY`, with `style_nonce` in
+    `style-src` if the response used it."""
+    nonce = g.get("style_nonce")
+    if nonce is None:
+        return CONTENT_SECURITY_POLICY
+    return CONTENT_SECURITY_POLICY.replace("style-src 'self'", f"style-src 'self' 'nonce-{nonce}'")
+
+
 def set_security_headers(response: Response) -> Response:
     """Add the CSP and friends to every response."""
-    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["Content-Security-Policy"] = content_security_policy()
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "same-origin"
@@ -208,3 +228,4 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["csrf_field"] = CSRF_FIELD
     app.jinja_env.globals["csrf_header"] = CSRF_HEADER
+    app.jinja_env.globals["style_nonce"] = style_nonce
