@@ -137,7 +137,7 @@ def unknown_names(workspace: Workspace, skills: Iterable[Skill]) -> list[str]:
     names: set[str] = set()
     for skill in skills:
         names |= skill_names(skill).names
-    return sorted(name for name in names if not _meanings(workspace, name))
+    return sorted(name for name in names if not meanings_of(workspace, name))
 
 
 def find_skills(skills: Iterable[Skill], query: str) -> list[str]:
