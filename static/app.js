@@ -192,13 +192,13 @@ document.documentElement.classList.add("js");
     area.remove();
   }
 
-  // -- the editor: line numbers, cursor jumps, unsaved marker
+  // -- the editor: line numbers (of the bare textarea), cursor jumps, unsaved marker
   function editorForm() { return document.getElementById("skill-form"); }
   function contentArea() { return document.getElementById("content"); }
 
   function updateLineNumbers() {
     const area = contentArea();
-    if (!area) return;
+    if (!area || area.codeEditor) return;  // the code editor has its own
     const gutter = area.parentElement.querySelector(".line-numbers");
     const count = area.value.split("\n").length;
     if (gutter.dataset.count === String(count)) return;

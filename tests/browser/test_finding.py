@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import cursor
+from .conftest import cursor, wait_for_cursor_line
 
 pytestmark = pytest.mark.browser
 
@@ -129,6 +129,6 @@ def test_where_used_from_the_editor(context, live_server):
     expect(page).to_have_url(f"{live_server}/agents/Simon/uses?name=message")
     page.locator("#uses-text a", has_text="line").first.click()
     expect(page).to_have_url(f"{live_server}/agents/Simon/skills/chat#L8")
-    # The cursor is put on the line once the page has loaded: wait for it.
-    assert cursor(page)["line"] == 8
+    wait_for_cursor_line(page, 8)
+    assert cursor(page)["column"] == 1
     assert errors == []
