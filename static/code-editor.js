@@ -8,8 +8,8 @@
 // and the leave-page warning work as they do on the bare textarea, which is what a page
 // without JavaScript edits. What the editor shows comes from the server: what each
 // {{name}} is (#editor-names, or the names route for another scenario) and the problems of
-// the skill (#editor-diagnostics, in every preview). The only rules
-// of skill text written here are the ones colouring needs, in static/skill-syntax.js.
+// the skill (#editor-diagnostics, in every preview). The only rules of skill text written
+// again in JavaScript are the ones colouring needs, in static/skill-syntax.js.
 "use strict";
 
 (function () {
@@ -471,7 +471,7 @@
                       CM.autocompletion({override: [complete], icons: false}),
                       CM.keymap.of([{key: "F12", run: function (view) { return openSkill(view.state, view.state.selection.main.head); }}]));
     } else {
-      extensions.push(CM.StreamLanguage.define(jsonParser), scanField);
+      extensions.push(CM.StreamLanguage.define(jsonParser));
     }
     const view = new CM.EditorView({
       state: CM.EditorState.create({doc: area.value, extensions: extensions}),
