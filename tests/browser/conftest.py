@@ -57,8 +57,10 @@ def screenshots(tmp_path) -> Path:
 def browser() -> Iterator[Any]:
     """Debian's chromium under Playwright, shared by the session's browser tests."""
     require_chromium()
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # A CI machine runs the whole suite on two cores: assertions wait up to 10 s.
+    expect.set_options(timeout=10_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser

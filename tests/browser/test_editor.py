@@ -89,10 +89,17 @@ def test_live_preview_save_reload_and_conflict(context, live_server):
     page.click("button.primary")
     expect(page.locator(".flashes")).to_contain_text("version 3")
     type_at_end(second, "Second tab's words.\n")
+    # The in-place save answers 409; app.js then sends the form as an ordinary submission,
+    # whose page (also a 409) is the conflict page.
     with second.expect_response(lambda r: r.request.method == "POST"
-                                and r.url.endswith("/skills/chat")) as response:
-        second.keyboard.press("Control+s")
-    assert response.value.status == 409
+                                and r.request.resource_type == "document"
+                                and r.url.endswith("/skills/chat"), timeout=20_000) as page_answer:
+        with second.expect_response(lambda r: r.request.method == "POST"
+                                    and r.request.resource_type == "fetch"
+                                    and r.url.endswith("/skills/chat")) as response:
+            second.keyboard.press("Control+s")
+        assert response.value.status == 409
+    assert page_answer.value.status == 409
     expect(second.locator("h1")).to_contain_text("changed while you were editing")
     expect(second.locator("#mine")).to_have_value(
         "system:\n# Chat\n\nRespond helpfully to the admin.\nUse tools when a request requires "
