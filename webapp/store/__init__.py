@@ -8,11 +8,13 @@ changes something does it in one transaction and commits it before returning (on
 error it rolls back, and nothing is written; `transactions.change`). Problems are
 raised as the exceptions of `errors`, which carry what a caller needs to show them.
 
-Modules: `errors`, `transactions`, `rules`, `convert`, `agents`, `skills` (save,
-rename, trash), `revisions`, `items` (tools, variables, scenarios), `workspaces`
-(load, export, import), `renames` (a tool or binding with what uses it), `log`.
+Modules: `actor` (who makes the changes), `errors`, `transactions`, `rules`,
+`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
+variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or
+binding with what uses it), `log`.
 """
 
+from .actor import LOCAL, acting_as, current_actor, set_actor
 from .agents import (
     AgentRef,
     create_agent,
@@ -74,6 +76,10 @@ from .skills import (
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "LOCAL",
+    "acting_as",
+    "current_actor",
+    "set_actor",
     "INTEGER_RANGES",
     "MAX_ID",
     "NAME_LENGTH",
