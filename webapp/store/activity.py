@@ -92,8 +92,8 @@ def record(session: Session, agent: models.Agent, kind: str, subject: str = "",
 
 
 def bounded(text: str, limit: int) -> str:
-    """`text` on one line (control characters and runs of spaces become one space, NULs
-    go) and at most `limit` characters, cut with `…`."""
+    """`text` on one line (control characters, line breaks and runs of white space
+    become one space) and at most `limit` characters, cut with `…`."""
     line = " ".join("".join(" " if ch < " " or ch == "\x7f" else ch for ch in text).split())
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
