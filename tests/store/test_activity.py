@@ -127,15 +127,15 @@ CASES = {
     "scenario.delete": Case(lambda s: store.delete_scenario(s, "demo", "hello"),
                             "scenario.delete", "hello"),
     "import (new agent)": Case(lambda s: store.import_bundle(s, _bundle("Tester")), "import",
-                               "Tester", "as a new agent: 3 skills, 2 tools", agent="Tester",
+                               "Tester", "as a new agent; skills: 3, tools: 2", agent="Tester",
                                authored=("base", "main", "off")),
     "import (replace)": Case(lambda s: store.import_bundle(s, _bundle("demo"), replace=True),
-                             "import", "demo", "over the existing agent: 3 skills",
+                             "import", "demo", "over the existing agent; skills: 3",
                              authored=("base",)),
     "log.append": Case(lambda s: log(s, "demo"), "log.append", "#2", "scenario hello"),
     "log.delete": Case(lambda s: store.delete_log_entry(s, "demo", 1), "log.delete", "#1",
                        "scenario hello"),
-    "log.clear": Case(lambda s: store.clear_log(s, "demo"), "log.clear", "", "1 entries"),
+    "log.clear": Case(lambda s: store.clear_log(s, "demo"), "log.clear", "", "entries removed: 1"),
 }
 
 

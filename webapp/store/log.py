@@ -104,5 +104,5 @@ def clear_log(session: Session, agent: AgentRef) -> int:
     result = session.execute(delete(models.ContextLogEntry)
                              .where(models.ContextLogEntry.agent_id == agent_row.id))
     if result.rowcount:  # clearing an empty log changes nothing
-        record(session, agent_row, "log.clear", "", f"{result.rowcount} entries")
+        record(session, agent_row, "log.clear", "", f"entries removed: {result.rowcount}")
     return result.rowcount

@@ -97,9 +97,9 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     _replace_rest(session, agent, workspace)
     session.flush()
     record(session, agent, "import", agent.name,
-           f"{'over the existing agent' if existing is not None else 'as a new agent'}: "
-           f"{len(workspace.skills)} skills, {len(workspace.tools)} tools, "
-           f"{len(workspace.variables)} variables, {len(workspace.scenarios)} scenarios")
+           f"{'over the existing agent' if existing is not None else 'as a new agent'}; "
+           f"skills: {len(workspace.skills)}, tools: {len(workspace.tools)}, "
+           f"variables: {len(workspace.variables)}, scenarios: {len(workspace.scenarios)}")
     # Positions and trash were set with bulk updates; reload whatever the session holds.
     session.expire_all()
     return agent
