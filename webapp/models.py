@@ -163,6 +163,8 @@ class SkillRevision(Base):
     content: Mapped[str] = mapped_column(Text, default="")
     saved_at: Mapped[datetime] = mapped_column(default=utcnow)
     note: Mapped[str | None] = mapped_column(Text)
+    #: The username that saved this version (`store.current_actor()`), None in the local mode.
+    author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
 
     skill: Mapped[Skill] = relationship(back_populates="revisions")
 
@@ -246,5 +248,39 @@ class ContextLogEntry(Base):
     error_count: Mapped[int] = mapped_column(Integer, default=0)
     warning_count: Mapped[int] = mapped_column(Integer, default=0)
     info_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: The username that appended the entry, None in the local mode.
+    author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
 
     agent: Mapped[Agent] = relationship(back_populates="log_entries")
+
+
+#: The longest `Activity.detail`: a line of context, never a user's value in full.
+ACTIVITY_DETAIL_LENGTH = 300
+#: The longest activity kind (`skill.restore`, `variable.rename`, ...).
+ACTIVITY_KIND_LENGTH = 40
+
+
+class Activity(Base):
+    """One change, who made it and to what: the append-only record `store.activity` keeps.
+
+    The actor and the agent are kept as names, not foreign keys, so a row outlives the
+    account and the agent (deleted, purged or renamed: a row keeps the name it had).
+    `agent_id` finds an agent's rows across its renames; a purge sets it to NULL.
+    """
+
+    __tablename__ = "activity"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: The username, or None for a change made in the local single-user mode.
+    actor: Mapped[str | None] = mapped_column(String(NAME_LENGTH), index=True)
+    agent_name: Mapped[str] = mapped_column(String(NAME_LENGTH), index=True)
+    agent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("agents.id", ondelete="SET NULL"), index=True)
+    kind: Mapped[str] = mapped_column(String(ACTIVITY_KIND_LENGTH), index=True)
+    #: What was changed: a d_tag, a tool, binding or scenario name, an entry number.
+    subject: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    detail: Mapped[str] = mapped_column(String(ACTIVITY_DETAIL_LENGTH), default="")
+
+    def __repr__(self) -> str:
+        return f"<Activity {self.kind} {self.subject!r} by {self.actor!r}>"

@@ -8,12 +8,21 @@ changes something does it in one transaction and commits it before returning (on
 error it rolls back, and nothing is written; `transactions.change`). Problems are
 raised as the exceptions of `errors`, which carry what a caller needs to show them.
 
-Modules: `actor` (who makes the changes), `errors`, `transactions`, `rules`,
-`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
-variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or
-binding with what uses it), `log`.
+Modules: `actor` (who makes the changes), `activity` (who did what: the append-only
+record every change adds to), `errors`, `transactions`, `rules`, `convert`, `agents`,
+`skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
+`workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
+`log`.
 """
 
+from .activity import (
+    KIND_GROUPS,
+    KINDS,
+    activity_actors,
+    activity_agent_names,
+    list_activity,
+    record,
+)
 from .actor import LOCAL, acting_as, current_actor, set_actor
 from .agents import (
     AgentRef,
@@ -80,6 +89,12 @@ __all__ = [
     "acting_as",
     "current_actor",
     "set_actor",
+    "KINDS",
+    "KIND_GROUPS",
+    "activity_actors",
+    "activity_agent_names",
+    "list_activity",
+    "record",
     "INTEGER_RANGES",
     "MAX_ID",
     "NAME_LENGTH",

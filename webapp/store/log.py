@@ -11,6 +11,8 @@ from webapp import models
 from webapp.models import utcnow
 
 from . import rules
+from .activity import record
+from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, ValidationError
 from .transactions import change
@@ -46,9 +48,12 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
         error_count=counts.get("error", 0),
         warning_count=counts.get("warning", 0),
         info_count=counts.get("info", 0),
+        author=current_actor(),
     )
     session.add(entry)
     session.flush()
+    record(session, agent_row, "log.append", f"#{entry.id}",
+           f"scenario {texts['scenario']}" if texts["scenario"] else "ad hoc")
     if keep is not None:
         cutoff = session.scalars(
             select(models.ContextLogEntry.id).where(models.ContextLogEntry.agent_id == agent_row.id)
@@ -85,7 +90,10 @@ def get_log_entry(session: Session, agent: AgentRef, entry_id: int) -> models.Co
 @change
 def delete_log_entry(session: Session, agent: AgentRef, entry_id: int) -> None:
     """Remove one context-log entry."""
-    session.delete(get_log_entry(session, agent, entry_id))
+    entry = get_log_entry(session, agent, entry_id)
+    record(session, entry.agent, "log.delete", f"#{entry_id}",
+           f"scenario {entry.scenario}" if entry.scenario else "ad hoc")
+    session.delete(entry)
     session.flush()
 
 
@@ -95,4 +103,6 @@ def clear_log(session: Session, agent: AgentRef) -> int:
     agent_row = get_agent(session, agent)
     result = session.execute(delete(models.ContextLogEntry)
                              .where(models.ContextLogEntry.agent_id == agent_row.id))
+    if result.rowcount:  # clearing an empty log changes nothing
+        record(session, agent_row, "log.clear", "", f"entries removed: {result.rowcount}")
     return result.rowcount

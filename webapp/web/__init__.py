@@ -15,6 +15,8 @@ from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 from webapp import store
 
 from . import (
+    activity,
+    activity_view,
     agent_preview,
     agents,
     editor,
@@ -34,7 +36,8 @@ from . import (
 )
 
 BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
-              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp)
+              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp,
+              activity.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
@@ -68,6 +71,8 @@ def register(app: Flask) -> None:
     app.config.setdefault("COMPRESS_LEVEL", 6)
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
+    # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
+    app.jinja_env.filters["who"] = activity_view.who
     app.url_map.converters["id"] = forms.IdConverter
     app.register_error_handler(store.NotFound, not_found)
     app.register_error_handler(NotFound, not_found)
