@@ -51,9 +51,12 @@ COLUMN_LENGTHS: dict[str, dict[str, int]] = {
     section: {column.name: column.type.length for column in model.__table__.columns
               if getattr(column.type, "length", None)}
     for section, model in _MODELS.items()}
+#: A published snapshot's note: a line or a paragraph saying why, not a document.
+NOTE_LENGTH = 2000
 _TEXT_LENGTHS = {"context_log": {column.name: column.type.length
                                  for column in models.ContextLogEntry.__table__.columns
-                                 if getattr(column.type, "length", None)}}
+                                 if getattr(column.type, "length", None)},
+                 "published_snapshots": {"note": NOTE_LENGTH}}
 
 
 def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -84,7 +87,7 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
 
 def text_problems(section: str, fields: Mapping[str, Any]) -> list[tuple[str, str]]:
     """NUL and column-length problems of the text `fields` of a table that is not a bundle
-    section (`context_log`)."""
+    section (`context_log`, `published_snapshots`)."""
     lengths = _TEXT_LENGTHS[section]
     problems = []
     for key, value in fields.items():
