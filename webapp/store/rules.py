@@ -39,6 +39,7 @@ MAX_ID = 2**31 - 1
 INTEGER_RANGES: dict[str, tuple[int, int]] = {
     "id": (1, MAX_ID), "version": (1, MAX_ID), "expected_version": (1, MAX_ID),
     "page": (1, MAX_ID), "layer": (1, 2), "limit": (0, 1_000_000),
+    "expected_latest": (0, MAX_ID),
     "max_array_items": (0, 1_000_000), "context_window": (0, 100_000_000)}
 #: Digits read at most from a whole number's text (a longer one is out of every range).
 _MAX_DIGITS = 20
