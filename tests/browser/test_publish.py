@@ -56,3 +56,23 @@ def test_a_reviewer_publishes_and_rolls_back_from_the_changes_page(context, live
     expect(snapshots.locator("tbody tr").first).to_contain_text("#1 again")
     expect(nav).to_contain_text("unpublished changes")  # the draft still has the new line
     assert not errors, errors
+
+
+def test_a_scenario_past_the_first_few_loads_when_scrolled_to(context, live_server, app):
+    from playwright.sync_api import expect
+
+    with app.app_context():
+        session = db.get_session()
+        for name in ("second", "third"):
+            store.create_scenario(session, "Simon", name, trigger="dm", message=f"Hi, {name}")
+        store.publish(session, "Simon", "", expected_latest=0)
+        row = store.get_skill(session, "Simon", "chat")
+        store.save_skill(session, "Simon", "chat", expected_version=row.version,
+                         content=row.content + "\nNew for every scenario.\n")
+    page = context.new_page()
+    page.goto(f"{live_server}/agents/Simon/changes")
+    third = page.get_by_role("region", name="Scenario third")
+    third.scroll_into_view_if_needed()
+    expect(third.locator("table.diff-labelled tr.line-add",
+                         has_text="New for every scenario.").first).to_be_visible()
+    expect(page.get_by_role("link", name="Show the diff of third")).to_have_count(0)

@@ -226,3 +226,29 @@ def test_a_large_change_is_shown_bounded():
     assert shown.hidden == sum(len(h.lines) for h in diff.hunks) - sum(
         len(h.lines) for h in shown.hunks) > 0
     assert (shown.added, shown.removed) == (500, 500)
+
+
+def test_changed_scenarios_past_the_first_few_are_panels_loaded_when_shown(client, simon, in_app):
+    for name in ("second", "third & <last>"):
+        in_app(lambda s, name=name: store.create_scenario(s, "Simon", name, trigger="dm",
+                                                          message=f"Hello from {name}"))
+    in_app(lambda s: store.publish(s, "Simon", "", expected_latest=0))
+    edit_chat(in_app, chat_content(in_app) + "\nA line every scenario gets.\n")
+    page = client.get(CHANGES)
+    assert page.data.count(b"A line every scenario gets.") == 2 * 2, "two scenarios inline"
+    url = "/agents/Simon/changes/scenario?name=third+%26+%3Clast%3E"
+    assert f'hx-get="{url.replace("&", "&amp;")}"'.encode() in page.data
+    assert b'hx-trigger="revealed"' in page.data
+    assert b"Show the diff of third &amp; &lt;last&gt;" in page.data
+    panel = client.get(url, headers=HTMX)
+    assert panel.status_code == 200 and not is_page(panel)
+    assert fragment_root(panel).startswith(b'<section class="scenario-change"')
+    assert b"A line every scenario gets." in panel.data and "chat:" in " ".join(labels(panel))
+    whole = client.get(url)
+    assert is_page(whole) and b"snapshot #1 \xe2\x86\x92 now" in whole.data
+    assert client.get("/agents/Simon/changes/scenario?name=nope").status_code == 404
+
+
+def test_a_scenario_panel_without_a_snapshot_is_a_404(client, simon):
+    response = client.get("/agents/Simon/changes/scenario?name=admin+asks+about+mentions")
+    assert response.status_code == 404

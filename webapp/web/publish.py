@@ -17,7 +17,7 @@ from webapp import store
 from webapp.db import get_session
 
 from .forms import whole_number
-from .publish_views import changes_page
+from .publish_views import changes_page, scenario_panel
 from .responses import done, download_name, page_or_fragment
 
 bp = Blueprint("publish", __name__)
@@ -27,6 +27,14 @@ bp = Blueprint("publish", __name__)
 def changes(agent: str) -> Response:
     """What changes for the agent when the workspace is published, and the snapshots."""
     return changes_response(agent)
+
+
+@bp.get("/agents/<agent>/changes/scenario")
+def scenario(agent: str) -> Response:
+    """One scenario's diffs, published → now (`?name=`; none for the default inputs)."""
+    latest, change = scenario_panel(get_session(), agent, request.args.get("name"))
+    return page_or_fragment("changes_scenario.html", "_changes_scenario.html", agent=agent,
+                            latest=latest, scenario=change)
 
 
 @bp.post("/agents/<agent>/changes/publish")

@@ -23,7 +23,7 @@ from .preview import messages_text
 
 #: Changed and context lines shown per diff at most; a larger change says how many more
 #: lines it has (the page stays bounded however large the workspace).
-MAX_DIFF_LINES = 400
+MAX_DIFF_LINES = 300
 
 _HEADER = Origin("role")  # the `─── message 1: system ───` line: the role line of the messages diff
 
@@ -65,35 +65,74 @@ class ScenarioChange:
     """One scenario's published and current contexts and their diffs.
 
     `state` is `changed`, `unchanged`, `added` (only in the workspace now) or `removed`
-    (only in the snapshot); `name` is None for a workspace without scenarios.
+    (only in the snapshot); `name` is None for a workspace without scenarios. `document`
+    and `messages` are None for a panel the page leaves to be loaded when it is shown
+    (`INLINE_SCENARIOS`).
     """
 
     name: str | None
     state: str
-    document: LabelledDiff
-    messages: LabelledDiff
+    document: LabelledDiff | None = None
+    messages: LabelledDiff | None = None
+
+    @property
+    def title(self) -> str:
+        return self.name or "(default inputs)"
 
 
-def scenario_changes(published: Workspace, current: Workspace) -> list[ScenarioChange]:
-    """Every scenario of either workspace, the current order first, then the removed ones."""
+#: The changed scenarios whose diffs the Changes page holds; the others are panels loaded
+#: when scrolled to (`publish.scenario`). Assembling is cheap (digests of the two contexts
+#: decide the state) but diffing a large document is not, and neither is its markup: a
+#: 500-skill workspace with ten changed scenarios was a 3 MB page taking 1.4 s.
+INLINE_SCENARIOS = 2
+
+
+def scenario_names(published: Workspace, current: Workspace) -> list[str | None]:
+    """Every scenario of either workspace, the current order first, then the removed ones
+    (`[None]` when neither has one: both are assembled with the default inputs)."""
     names: list[str | None] = list(current.scenarios_by_name)
     names += [name for name in published.scenarios_by_name if name not in names]
-    if not names:
-        names = [None]  # no scenarios: assemble both with the default inputs
+    return names or [None]
+
+
+def scenario_changes(published: Workspace, current: Workspace,
+                     inline: int = INLINE_SCENARIOS) -> list[ScenarioChange]:
+    """Every scenario's change, the diffs of the first `inline` changed ones included."""
     changes = []
-    for name in names:
-        before = _assembled(published, name)
-        after = _assembled(current, name)
-        document = labelled(diff_lines(_document(before), _document(after)),
-                            _provenance(before), _provenance(after))
-        messages = labelled(diff_lines(_messages(before), _messages(after)),
-                            message_origins(before), message_origins(after))
-        if before is None or after is None:
-            state = "added" if before is None else "removed"
+    for name in scenario_names(published, current):
+        before, after = _assembled(published, name), _assembled(current, name)
+        state = _state(before, after)
+        if state != "unchanged" and inline > 0:
+            inline -= 1
+            changes.append(_diffed(name, state, before, after))
         else:
-            state = "changed" if document.changed or messages.changed else "unchanged"
-        changes.append(ScenarioChange(name, state, document, messages))
+            changes.append(ScenarioChange(name, state))
     return changes
+
+
+def scenario_change(published: Workspace, current: Workspace, name: str | None
+                    ) -> ScenarioChange | None:
+    """One scenario's change with its diffs; None when neither workspace has it."""
+    if name not in scenario_names(published, current):
+        return None
+    before, after = _assembled(published, name), _assembled(current, name)
+    return _diffed(name, _state(before, after), before, after)
+
+
+def _state(before: Context | None, after: Context | None) -> str:
+    if before is None or after is None:
+        return "added" if before is None else "removed"
+    same = before.document == after.document and before.messages == after.messages
+    return "unchanged" if same else "changed"
+
+
+def _diffed(name: str | None, state: str, before: Context | None, after: Context | None
+            ) -> ScenarioChange:
+    document = labelled(diff_lines(_document(before), _document(after)),
+                        _provenance(before), _provenance(after))
+    messages = labelled(diff_lines(_messages(before), _messages(after)),
+                        message_origins(before), message_origins(after))
+    return ScenarioChange(name, state, document, messages)
 
 
 def labelled(diff: Diff, old: Sequence[Origin], new: Sequence[Origin],
@@ -189,3 +228,18 @@ def changes_page(session: Session, agent: str) -> ChangesPage:
         scenarios = scenario_changes(store.snapshot_workspace(latest),
                                      store.load_workspace(session, agent))
     return ChangesPage(latest, snapshots, changes, scenarios, unpublished)
+
+
+def scenario_panel(session: Session, agent: str, name: str | None
+                   ) -> tuple[models.PublishedSnapshot, ScenarioChange]:
+    """One scenario's diffs against the latest snapshot (a panel the page loads when shown).
+
+    Raises `store.NotFound` without a snapshot or when neither side has the scenario.
+    """
+    latest = store.get_snapshot(session, agent)
+    change = scenario_change(store.snapshot_workspace(latest),
+                             store.load_workspace(session, agent), name)
+    if change is None:
+        raise store.NotFound(f"no scenario {name!r} in the workspace or in snapshot "
+                             f"#{latest.number}")
+    return latest, change
