@@ -37,6 +37,8 @@ NAME_LENGTH = 200
 MODEL_LENGTH = 100
 #: The Agent Skills format's limit for a skill's `description`.
 DESCRIPTION_LENGTH = 1024
+#: A context-log entry's `source`: `draft` or `published N`.
+SOURCE_LENGTH = 40
 
 
 def utcnow() -> datetime:
@@ -251,6 +253,12 @@ class ContextLogEntry(Base):
     #: The username that appended the entry, None in the local mode.
     author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
 
+
+    #: What the context was assembled from: `draft` (the workspace as it is) or
+    #: `published N` (snapshot N); entries logged before snapshots existed were drafts.
+    source: Mapped[str] = mapped_column(String(SOURCE_LENGTH), default="draft",
+                                        server_default="draft")
+
     agent: Mapped[Agent] = relationship(back_populates="log_entries")
 
 
@@ -284,3 +292,37 @@ class Activity(Base):
 
     def __repr__(self) -> str:
         return f"<Activity {self.kind} {self.subject!r} by {self.actor!r}>"
+
+
+class PublishedSnapshot(Base):
+    """One published state of an agent's whole workspace: immutable, numbered per agent.
+
+    `bundle` is the canonical bundle text (what `export` writes) and `digest` its sha256,
+    so two snapshots with the same content have the same digest. `skill_versions` maps
+    each skill's `d_tag` to the version it had (a bundle holds no versions), for the
+    skills changed since. `republished` is the number of the snapshot this one published
+    again (a rollback), else None. No ORM relationship to `Agent`: rows are never changed,
+    and the database's ON DELETE CASCADE removes them with their agent.
+    """
+
+    __tablename__ = "published_snapshots"
+    __table_args__ = (UniqueConstraint("agent_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    digest: Mapped[str] = mapped_column(String(64))
+    bundle: Mapped[str] = mapped_column(Text)
+    skill_versions: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    note: Mapped[str] = mapped_column(Text, default="")
+    #: The username that published it; NULL in the local single-user mode.
+    published_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    published_at: Mapped[datetime] = mapped_column(default=utcnow)
+    republished: Mapped[int | None] = mapped_column(Integer)
+
+    @property
+    def short_digest(self) -> str:
+        return self.digest[:12]
+
+    def __repr__(self) -> str:
+        return f"<PublishedSnapshot #{self.number} {self.short_digest}>"

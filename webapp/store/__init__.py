@@ -12,7 +12,7 @@ Modules: `actor` (who makes the changes), `activity` (who did what: the append-o
 record every change adds to), `errors`, `transactions`, `rules`, `convert`, `agents`,
 `skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
 `workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
-`log`.
+`log`, `publish` (published snapshots, what changed since).
 """
 
 from .activity import (
@@ -36,7 +36,15 @@ from .agents import (
     update_agent,
 )
 from .convert import skill_of
-from .errors import AlreadyExists, Conflict, InUse, NotFound, StoreError, ValidationError
+from .errors import (
+    AlreadyExists,
+    Conflict,
+    InUse,
+    NotFound,
+    PublishConflict,
+    StoreError,
+    ValidationError,
+)
 from .items import (
     create_scenario,
     create_tool,
@@ -54,7 +62,31 @@ from .items import (
     update_tool,
     update_variable,
 )
-from .log import clear_log, delete_log_entry, get_log_entry, list_log, log_context
+from .log import (
+    DRAFT,
+    clear_log,
+    delete_log_entry,
+    get_log_entry,
+    list_log,
+    log_context,
+    published_source,
+)
+from .publish import (
+    Changes,
+    ItemChange,
+    SkillChange,
+    changed_by,
+    changes_since,
+    current_digest,
+    get_snapshot,
+    has_unpublished_changes,
+    latest_snapshot,
+    list_snapshots,
+    publish,
+    published_workspace,
+    republish,
+    snapshot_workspace,
+)
 from .renames import RenamedItem, rename_tool, rename_variable
 from .revisions import get_revision, list_revisions, restore_revision
 from .rules import (
@@ -85,6 +117,23 @@ from .skills import (
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "DRAFT",
+    "Changes",
+    "ItemChange",
+    "PublishConflict",
+    "SkillChange",
+    "changed_by",
+    "changes_since",
+    "current_digest",
+    "get_snapshot",
+    "has_unpublished_changes",
+    "latest_snapshot",
+    "list_snapshots",
+    "publish",
+    "published_source",
+    "published_workspace",
+    "republish",
+    "snapshot_workspace",
     "LOCAL",
     "acting_as",
     "current_actor",

@@ -17,12 +17,22 @@ from .agents import AgentRef, get_agent
 from .errors import NotFound, ValidationError
 from .transactions import change
 
+#: The `source` of an entry assembled from the workspace as it is, not from a snapshot.
+DRAFT = "draft"
+
+
+def published_source(number: int) -> str:
+    """The `source` of an entry assembled from snapshot `number`: `published 3`."""
+    return f"published {number}"
+
 
 @change
 def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: str | None = None,
-                trigger: str | None = None, keep: int | None = None) -> models.ContextLogEntry:
+                trigger: str | None = None, keep: int | None = None,
+                source: str = DRAFT) -> models.ContextLogEntry:
     """Append an assembled `Context` to the agent's context log.
 
+    `source` says what it was assembled from: `DRAFT` or `published_source(number)`.
     `scenario` and `trigger` default to the ones the context was assembled for. With
     `keep`, only the newest `keep` entries of the agent are kept. Raises
     `ValidationError` for a trigger or scenario longer than its column, or a NUL in a
@@ -35,6 +45,7 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
         "trigger": trigger if trigger is not None else (getattr(context, "trigger", "") or ""),
         "document": context.document,
         "summary": getattr(context, "log_entry", "") or "",
+        "source": source,
     }
     problems = rules.text_problems("context_log", texts)
     if problems:

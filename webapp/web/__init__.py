@@ -24,6 +24,7 @@ from . import (
     help,
     history,
     log,
+    publish,
     responses,
     scenarios,
     security,
@@ -37,7 +38,7 @@ from . import (
 
 BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
               agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp,
-              activity.bp)
+              activity.bp, publish.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
