@@ -48,6 +48,9 @@ def test_from_an_empty_database_to_a_saved_skill(context, empty_server):
     expect(page).to_have_url(f"{empty_server}/agents/Scout/skills/greet")
     expect(page.locator(".flashes")).to_contain_text("Created the skill greet.")
 
+    # The first editor page of a browser session compiles the code editor's bundle cold:
+    # on a loaded two-core machine that can take longer than an assertion's usual wait.
+    expect(page.locator(".cm-editor .cm-content")).to_be_visible(timeout=30_000)
     content = content_editor(page)
     content.click()
     page.keyboard.press("Control+End")
