@@ -8,12 +8,14 @@ changes something does it in one transaction and commits it before returning (on
 error it rolls back, and nothing is written; `transactions.change`). Problems are
 raised as the exceptions of `errors`, which carry what a caller needs to show them.
 
-Modules: `actor` (who makes the changes), `errors`, `transactions`, `rules`,
-`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
-variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or
-binding with what uses it), `log`.
+Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords, signing
+in), `errors`, `transactions`, `rules`, `convert`, `agents`, `skills` (save, rename,
+trash), `revisions`, `items` (tools, variables, scenarios), `workspaces` (load,
+export, import), `renames` (a tool or binding with what uses it), `log`.
 """
 
+from . import accounts
+from .accounts import ROLES, NewUser, SignInFailed, Throttled, has_role
 from .actor import LOCAL, acting_as, current_actor, set_actor
 from .agents import (
     AgentRef,
@@ -76,6 +78,12 @@ from .skills import (
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "accounts",
+    "ROLES",
+    "NewUser",
+    "SignInFailed",
+    "Throttled",
+    "has_role",
     "LOCAL",
     "acting_as",
     "current_actor",
