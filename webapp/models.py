@@ -326,3 +326,46 @@ class PublishedSnapshot(Base):
 
     def __repr__(self) -> str:
         return f"<PublishedSnapshot #{self.number} {self.short_digest}>"
+
+
+#: The longest username (`webapp.store.accounts` owns the characters a username may hold).
+USERNAME_LENGTH = 40
+#: The longest name a failed sign-in is recorded under (what was typed, cut to this).
+TYPED_NAME_LENGTH = 200
+#: The longest client address kept for throttling (an IPv6 address is at most 45 characters).
+ADDRESS_LENGTH = 64
+
+
+class User(Base):
+    """An account: who may sign in, with which role. Never deleted, only disabled, so the
+    names on revisions and activity keep meaning someone."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(USERNAME_LENGTH), unique=True)
+    display_name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    #: viewer, author, reviewer or admin (`webapp.store.accounts.ROLES`).
+    role: Mapped[str] = mapped_column(String(20))
+    #: An argon2id hash in PHC format (its parameters are part of it).
+    password_hash: Mapped[str] = mapped_column(String(255))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_login_at: Mapped[datetime | None]
+
+    def __repr__(self) -> str:
+        return f"<User {self.username!r} {self.role}>"
+
+
+class FailedLogin(Base):
+    """One refused sign-in, kept for a while to throttle guessing per name and per address.
+
+    In the database, not in memory, so every worker and every instance on this database
+    counts the same failures."""
+
+    __tablename__ = "failed_logins"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(TYPED_NAME_LENGTH), index=True)
+    address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), index=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)

@@ -80,7 +80,7 @@ def demo(app) -> dict[str, str]:
         return {"agent": AGENT, "d_tag": first.d_tag, "version": "1", "number": "1",
                 "entry_id": str(entry.id), "tool": workspace.tools[0].name,
                 "variable": workspace.variables[0].name,
-                "scenario": workspace.scenarios[0].name}
+                "scenario": workspace.scenarios[0].name, "username": "nobody"}
 
 
 def _url(rule: Any, demo: dict[str, str]) -> str:

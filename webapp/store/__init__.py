@@ -8,13 +8,16 @@ changes something does it in one transaction and commits it before returning (on
 error it rolls back, and nothing is written; `transactions.change`). Problems are
 raised as the exceptions of `errors`, which carry what a caller needs to show them.
 
-Modules: `actor` (who makes the changes), `activity` (who did what: the append-only
+Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
+signing in), `activity` (who did what: the append-only
 record every change adds to), `errors`, `transactions`, `rules`, `convert`, `agents`,
 `skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
 `workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
 `log`, `publish` (published snapshots, what changed since).
 """
 
+from . import accounts
+from .accounts import ROLES, NewUser, SignInFailed, Throttled, has_role
 from .activity import (
     KIND_GROUPS,
     KINDS,
@@ -134,6 +137,12 @@ __all__ = [
     "published_workspace",
     "republish",
     "snapshot_workspace",
+    "accounts",
+    "ROLES",
+    "NewUser",
+    "SignInFailed",
+    "Throttled",
+    "has_role",
     "LOCAL",
     "acting_as",
     "current_actor",

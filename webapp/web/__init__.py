@@ -15,10 +15,12 @@ from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 from webapp import store
 
 from . import (
+    access,
     activity,
     activity_view,
     agent_preview,
     agents,
+    auth,
     editor,
     forms,
     help,
@@ -36,7 +38,7 @@ from . import (
     variables,
 )
 
-BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
+BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
               agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp,
               activity.bp, publish.bp)
 
@@ -63,8 +65,13 @@ def invalid(exc: store.ValidationError) -> Any:
 
 
 def register(app: Flask) -> None:
-    """Install the security layer, compression, the error pages and every blueprint on `app`."""
+    """Install access control, the security layer, compression, the error pages and every
+    blueprint on `app`."""
+    # Access first: a request its user may not make is refused before anything reads it.
+    access.init_app(app)
     security.init_app(app)
+    # A form flag that asks for a higher role is read once the CSRF check let the form in.
+    app.before_request(access.authorize_flags)
     # HTML and JSON answers are compressed (brotli, else gzip) when the client accepts it;
     # a level that costs a few milliseconds on a large preview, sent on every keystroke.
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
