@@ -57,8 +57,10 @@ def _load(bundle: str | None, agent: str | None, database_url: str | None, *,
 def _log(agent: str, database_url: str | None, context: Context, source: str) -> None:
     """Append `context` to the agent's context log, saying what it was assembled from."""
     from webapp import db, store
+    from webapp.dbcli import act_as
 
     with db.session_scope(db.resolve_url(database_url)) as session:
+        act_as(session)
         try:
             entry = store.log_context(session, agent, context, source=source)
         except (store.ValidationError, store.NotFound) as exc:
@@ -68,7 +70,10 @@ def _log(agent: str, database_url: str | None, context: Context, source: str) ->
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="skill-editor")
-def main() -> None:
+@click.option("--as", "acting", metavar="NAME", envvar="SKILL_EDITOR_AS",
+              help="Record this command's changes (import, publish, a logged assemble) as the "
+                   "account NAME's [env SKILL_EDITOR_AS; default: local].")
+def main(acting: str | None) -> None:
     """Skill Editor: edit agent skills and preview the context they assemble into."""
 
 
@@ -152,16 +157,26 @@ def check(bundle, agent, database_url) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 def serve(host: str, port: int) -> None:
-    """Upgrade the database, seed the demo workspace if empty, and serve the editor."""
+    """Upgrade the database, seed the demo workspace if empty, and serve the editor.
+
+    With no account in the database only this machine's addresses are served: create the
+    first one with `skill-editor user add NAME --role admin` before serving a team.
+    """
+    from webapp.app import RefusedAddress
     from webapp.app import serve as run_server
 
-    run_server(host=host, port=port)
+    try:
+        run_server(host=host, port=port)
+    except RefusedAddress as exc:
+        _fail(str(exc))
 
 
 def _register_store_commands() -> None:
     from webapp.dbcli import db_group, export_cmd, import_cmd, publish_cmd
+    from webapp.usercli import user_group
 
     main.add_command(db_group, "db")
+    main.add_command(user_group, "user")
     main.add_command(import_cmd, "import")
     main.add_command(export_cmd, "export")
     main.add_command(publish_cmd, "publish")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import click
+from sqlalchemy.orm import Session
 
 from . import db, store
 from .pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
@@ -55,6 +56,7 @@ def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: s
     except BundleError as exc:
         _fail(file, [(problem.path, problem.message) for problem in exc.problems])
     with db.session_scope(database_url) as session:
+        act_as(session)
         try:
             agent = store.import_bundle(session, workspace, replace=replace, agent_name=agent_name)
         except store.ValidationError as exc:  # the store's rules, as the web import shows them
@@ -111,6 +113,7 @@ def publish_cmd(agent_name: str, note: str, database_url: str | None) -> None:
     Exits 1 when nothing changed since the latest snapshot or another publish won.
     """
     with db.session_scope(database_url) as session:
+        act_as(session)
         try:
             latest = store.latest_snapshot(session, agent_name)
             snapshot = store.publish(session, agent_name, note,
@@ -122,6 +125,22 @@ def publish_cmd(agent_name: str, note: str, database_url: str | None) -> None:
             raise click.ClickException(str(exc)) from None
         click.echo(f"published {agent_name!r} as snapshot #{snapshot.number} "
                    f"(sha256 {snapshot.digest})", err=True)
+
+
+def act_as(session: Session) -> None:
+    """Make the account the command's `--as` names (if any) the author of its changes;
+    exits 1 when no enabled account has that name."""
+    root = click.get_current_context().find_root()
+    name = root.params.get("acting")
+    if not name:
+        return
+    try:
+        # Until the command ends: the next command in this process acts as its own `--as`.
+        root.with_resource(store.acting_as(store.accounts.acting_account(session, name)))
+    except store.NotFound as exc:
+        raise click.ClickException(f"--as: {exc}") from None
+    except store.ValidationError as exc:
+        raise click.ClickException(f"--as: {exc.problems[0][1]}") from None
 
 
 def _load(file: str) -> Workspace:

@@ -253,6 +253,15 @@ def throttled_until(session: Session, username: str, address: str,
     return retry_at
 
 
+def acting_account(session: Session, username: str) -> str:
+    """The username of the enabled account `username` names, for a change made in its
+    name outside the web app (the CLI's `--as`); raises `NotFound` or `ValidationError`."""
+    user = get_user(session, username)
+    if user.disabled:
+        raise ValidationError([("as", f"the account {user.username!r} is disabled")])
+    return user.username
+
+
 def session_token(user: models.User) -> str:
     """What a signed-in session keeps to name its account: the id and a digest of the
     password hash, so a new password (or a reset) ends every other session."""

@@ -181,6 +181,12 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether a server address to bind is this machine's only (`localhost`, 127.0.0.0/8,
+    `::1`); any other name or address may answer other machines."""
+    return host.strip("[]").lower() == "localhost" or is_loopback(host.strip("[]"))
+
+
 def local_mode() -> bool:
     """Whether this request is in the local single-user mode (no account exists)."""
     if "local_mode" not in g:
