@@ -244,3 +244,11 @@ def test_serve_serves_every_address_once_an_account_exists(cli, database_url, mo
 def test_as_lasts_only_as_long_as_its_command(cli, admin):
     assert cli("import", SIMON, before=("--as", "root")).exit_code == 0
     assert store.current_actor() is None
+
+
+def test_local_is_not_a_username(cli, admin):
+    result = cli("user", "add", "local", "--role", "viewer", "--password-stdin",
+                 input=PASSWORD + "\n")
+    assert result.exit_code == 1
+    assert "error: username: 'local' is kept for the changes made without an account" in (
+        result.stderr)

@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 from webapp import models
 from webapp.models import utcnow
 
+from .actor import LOCAL
 from .errors import AlreadyExists, NotFound, StoreError, ValidationError
 from .transactions import change, insert, rows
 
@@ -106,6 +107,8 @@ def username_problem(username: str) -> str | None:
         return "is required"
     if len(username) > USERNAME_LENGTH:
         return f"must be at most {USERNAME_LENGTH} characters"
+    if username == LOCAL:
+        return f"{LOCAL!r} is kept for the changes made without an account"
     if not USERNAME_PATTERN.fullmatch(username):
         return ("may hold only lowercase letters, digits, '.', '_' and '-', and must start "
                 "with a letter or a digit")
