@@ -104,9 +104,7 @@ def passwd_cmd(name: str, password_stdin: bool, database_url: str | None) -> Non
 @database_url_option
 def disable_cmd(name: str, database_url: str | None) -> None:
     """Disable the account NAME: it can no longer sign in, its sessions end."""
-    with db.session_scope(database_url) as session:
-        user = _do(store.accounts.set_disabled, session, name, True)
-        click.echo(f"{user.username!r} is disabled", err=True)
+    _set_disabled(name, True, database_url)
 
 
 @user_group.command("enable")
@@ -114,9 +112,13 @@ def disable_cmd(name: str, database_url: str | None) -> None:
 @database_url_option
 def enable_cmd(name: str, database_url: str | None) -> None:
     """Enable the account NAME again."""
+    _set_disabled(name, False, database_url)
+
+
+def _set_disabled(name: str, disabled: bool, database_url: str | None) -> None:
     with db.session_scope(database_url) as session:
-        user = _do(store.accounts.set_disabled, session, name, False)
-        click.echo(f"{user.username!r} is enabled", err=True)
+        user = _do(store.accounts.set_disabled, session, name, disabled)
+        click.echo(f"{user.username!r} is {'disabled' if user.disabled else 'enabled'}", err=True)
 
 
 def _do(action: Callable[[Session, str, Value], models.User], session: Session, name: str,
