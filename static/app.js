@@ -21,6 +21,22 @@ document.documentElement.classList.add("js");
     el.dataset.kind = kind || "";
     el.dataset.about = about || "";
   }
+  // The session ended while the page was open (signed out elsewhere, a new password, an
+  // account disabled): the server answers htmx and fetch with 401 and where to sign in.
+  // The page stays, with everything typed in it; signing in in another tab and carrying
+  // on sends it again (the new session's security token is renewed as for any expired one).
+  const SIGN_IN = "X-Sign-In";
+  function signedOut(url, about) {
+    status("You are signed out, so nothing was sent; your text is still here. ", "error", about);
+    const el = document.getElementById("status");
+    if (!el || !url) return;
+    const link = document.createElement("a");
+    link.href = url;
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.textContent = "Sign in (new tab)";
+    el.appendChild(link);
+  }
 
   // -- tabs and view toggles: state lives on .preview-wrap, outside the swapped #preview,
   //    so a refreshed preview keeps the tab and views the author chose. They are kept per
@@ -391,7 +407,7 @@ document.documentElement.classList.add("js");
     if (data.get("d_tag") !== form.dataset.current) { fallback(); return; }
     status("Saving…", "");
     fetch(form.action, {method: "POST", body: data, credentials: "same-origin",
-                        headers: {"X-Save-In-Place": "1"}})
+                        headers: {"X-Save-In-Place": "1", "Accept": "application/json"}})
       .then(function (response) {
         const token = response.headers.get(FRESH_TOKEN);
         if (response.status === 400 && token && !retried) {
@@ -399,6 +415,7 @@ document.documentElement.classList.add("js");
           saveInPlace(form, true);
           return null;
         }
+        if (response.status === 401) { signedOut(response.headers.get(SIGN_IN)); return null; }
         const json = (response.headers.get("Content-Type") || "").indexOf("application/json") >= 0;
         if (!response.ok || !json) { fallback(); return null; }
         return response.json();
@@ -497,6 +514,7 @@ document.documentElement.classList.add("js");
       htmx.trigger(event.detail.elt, type === "input" ? "change" : type);
       return;
     }
+    if (xhr.status === 401) { signedOut(xhr.getResponseHeader(SIGN_IN), "preview"); return; }
     const reason = xhr.status === 413 ? "the skill is too large"
       : xhr.status === 400 ? "the request was refused; your text is still here"
       : xhr.statusText || "server error";

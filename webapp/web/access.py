@@ -10,7 +10,8 @@ refused request is refused whatever it carries) and decides in this order:
 2. Otherwise the request's user comes from the session (Flask-Login), and becomes the
    store's actor (`store.set_actor`), so every change records who made it.
 3. `ANYONE` endpoints (the login page, static files) need nothing more. An anonymous
-   request elsewhere is sent to the login page, or gets a 401 from htmx and JSON; a role
+   request elsewhere is sent to the login page, or gets a 401 from htmx and JSON (with
+   the login page's address in `X-Sign-In`); a role
    below the one needed gets a 403 page. An endpoint missing from the table is refused
    to everyone (`tests/web/test_access.py` fails when a route is missing from it).
 
@@ -241,15 +242,18 @@ def refusal(needed: str | None, what: str = "") -> str:
 
 
 def sign_in_first() -> Response:
-    """An anonymous request: htmx and JSON get a 401 (htmx is told to open the login page
-    instead), a browser the login page, coming back here afterwards."""
+    """An anonymous request: a browser gets the login page, coming back here afterwards;
+    htmx and JSON get a 401 whose `X-Sign-In` header says where to sign in. They are not
+    sent there: an htmx request comes from a page that may hold unsaved text (a keystroke's
+    preview, a save in place), and `app.js` keeps that page and offers the sign-in in
+    another tab instead."""
     if request.headers.get("HX-Request") or request.is_json or (
             request.accept_mimetypes.best == "application/json"):
         back = safe_next(urlsplit(request.headers.get("HX-Current-URL", "")).path)
         body, code = error_page(Unauthorized("You are not signed in (or your session has "
                                              "ended): sign in again."))
         response = Response(body, code, mimetype="text/html")
-        response.headers["HX-Redirect"] = url_for("auth.login", next=back)
+        response.headers["X-Sign-In"] = url_for("auth.login", next=back)
         return response
     back = request.full_path.rstrip("?") if request.method == "GET" else request.path
     return redirect(url_for("auth.login", next=back), 303)

@@ -1,0 +1,76 @@
+"""A session that ends while the editor is open loses nothing: the live preview and the
+save in place say "signed out" and keep the page with its text, and once the author has
+signed in again in another tab, the next keystroke and the save go through."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp import db, store
+
+from .conftest import content_editor, type_at_end
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def author_server(app, live_server) -> str:
+    """`live_server` (Simon) with accounts: the admin `root` and the author `ann`."""
+    with app.app_context():
+        session = db.get_session()
+        store.accounts.create_user(session, store.NewUser("root", "admin", PASSWORD))
+        store.accounts.create_user(session, store.NewUser("ann", "author", PASSWORD))
+    return live_server
+
+
+def sign_in(page, base: str, next_path: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{base}/login?next={next_path}")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(f"{base}{next_path}")
+
+
+def test_signed_out_while_typing_the_text_stays_and_goes_through_after_signing_in(
+        app, context, author_server):
+    from playwright.sync_api import expect
+
+    chat = "/agents/Simon/skills/chat"
+    page = context.new_page()
+    sign_in(page, author_server, chat)
+    expect(content_editor(page)).to_be_visible()
+
+    # Another tab of the same browser signs out: this page's session has ended.
+    other = context.new_page()
+    other.goto(f"{author_server}/account")
+    other.get_by_role("button", name="Sign out").click()
+    expect(other).to_have_url(f"{author_server}/login")
+
+    type_at_end(page, "\nTyped while signed out.")
+    status = page.get_by_role("status")
+    expect(status).to_contain_text("You are signed out, so nothing was sent")
+    expect(status.get_by_role("link", name="Sign in (new tab)")).to_have_attribute(
+        "href", f"/login?next={chat}")
+    assert page.url == f"{author_server}{chat}"
+    expect(content_editor(page)).to_contain_text("Typed while signed out.")
+
+    # Ctrl+S while signed out: not saved, not sent away, the text still here.
+    page.keyboard.press("Control+s")
+    expect(status).to_contain_text("You are signed out")
+    assert page.url == f"{author_server}{chat}"
+
+    # Signed in again in the other tab, the next keystroke previews and Ctrl+S saves.
+    sign_in(other, author_server, "/account")
+    type_at_end(page, " Back.")
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("Typed while signed out. Back.")
+    page.keyboard.press("Control+s")
+    expect(status).to_contain_text("Saved")
+    with app.app_context():
+        skill = store.get_skill(db.get_session(), "Simon", "chat")
+        assert skill.content.rstrip().endswith("Typed while signed out. Back.")
+        assert skill.version == 2
+        assert store.list_revisions(db.get_session(), "Simon", "chat")[0].author == "ann"
