@@ -7,19 +7,13 @@ here; its path arguments are filled from the Relay Watch demo agent.
 
 from __future__ import annotations
 
-import re
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import webapp
-from webapp import db, store
-from webapp.pipeline import assemble, load_bundle
+from tests.web.routes import route_url, routes, seed
 
-RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
-AGENT = "Relay Watch"
 TOKEN = "sweep-csrf-token"
 #: The most a hostile request may answer (the demo workspace's pages are far smaller).
 MAX_BYTES = 3_000_000
@@ -65,41 +59,8 @@ JSON_BODIES: dict[str, str] = {
 
 @pytest.fixture
 def demo(app) -> dict[str, str]:
-    """Relay Watch in the database with one context-log entry and snapshot #1 (changed
-    since); the path arguments to use."""
-    with app.app_context():
-        session = db.get_session()
-        workspace = load_bundle(RELAY_WATCH)
-        store.import_bundle(session, workspace)
-        entry = store.log_context(session, AGENT, assemble(workspace))
-        # A snapshot, and a change since, so the Changes page has diffs to show.
-        store.publish(session, AGENT, "swept", expected_latest=0)
-        first = workspace.skills[0]
-        store.save_skill(session, AGENT, first.d_tag, expected_version=1,
-                         content=first.content + "\nChanged since published.\n")
-        return {"agent": AGENT, "d_tag": first.d_tag, "version": "1", "number": "1",
-                "entry_id": str(entry.id), "tool": workspace.tools[0].name,
-                "variable": workspace.variables[0].name,
-                "scenario": workspace.scenarios[0].name, "username": "nobody"}
-
-
-def _url(rule: Any, demo: dict[str, str]) -> str:
-    """The rule's path with its arguments taken from the demo agent."""
-    values = {}
-    for argument in rule.arguments:
-        if argument == "name":
-            kind = rule.endpoint.split(".")[0]
-            values[argument] = demo[{"tools": "tool", "variables": "variable",
-                                     "scenarios": "scenario"}.get(kind, "tool")]
-        else:
-            values[argument] = demo[argument]
-    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m[1]], rule.rule)
-
-
-def _routes(app: Any, method: str) -> list[Any]:
-    return sorted((rule for rule in app.url_map.iter_rules()
-                   if method in rule.methods and rule.endpoint != "static"),
-                  key=lambda rule: rule.rule)
+    """Relay Watch with a log entry and a snapshot; the path arguments to use."""
+    return seed(app)
 
 
 def _check(response: Any, started: float, what: str) -> None:
@@ -114,8 +75,8 @@ def _check(response: Any, started: float, what: str) -> None:
 @pytest.mark.parametrize("fragment", [False, True], ids=["page", "fragment"])
 def test_every_get_route_with_hostile_query_arguments(app, client, demo, fragment):
     headers = {"HX-Request": "true"} if fragment else {}
-    for rule in _routes(app, "GET"):
-        url = _url(rule, demo)
+    for rule in routes(app, "GET"):
+        url = route_url(rule, demo)
         for label, value in VALUES.items():
             args = {key: value for key in ("scenario", "trigger", "message", "provider", "page",
                                            "from", "to", "a", "b", "a_trigger", "b_trigger",
@@ -130,8 +91,8 @@ def test_every_post_route_with_hostile_form_fields(app, client, demo, fragment):
     with client.session_transaction() as session:
         session["csrf_token"] = TOKEN
     headers = {"HX-Request": "true"} if fragment else {}
-    for rule in _routes(app, "POST"):
-        url = _url(rule, demo)
+    for rule in routes(app, "POST"):
+        url = route_url(rule, demo)
         for label, value in VALUES.items():
             form = {key: value for key in FIELDS} | {"csrf_token": TOKEN}
             started = time.perf_counter()
@@ -143,8 +104,8 @@ def test_every_post_route_with_hostile_json_bodies(app, client, demo):
     with client.session_transaction() as session:
         session["csrf_token"] = TOKEN
     headers = {"HX-Request": "true", "X-CSRFToken": TOKEN, "Content-Type": "application/json"}
-    for rule in _routes(app, "POST"):
-        url = _url(rule, demo)
+    for rule in routes(app, "POST"):
+        url = route_url(rule, demo)
         for label, body in JSON_BODIES.items():
             started = time.perf_counter()
             response = client.post(url, data=body, headers=headers)
@@ -153,8 +114,8 @@ def test_every_post_route_with_hostile_json_bodies(app, client, demo):
 
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
 def test_other_methods_are_405(app, client, demo, method):
-    for rule in _routes(app, "GET"):
-        url = _url(rule, demo)
+    for rule in routes(app, "GET"):
+        url = route_url(rule, demo)
         response = client.open(url, method=method)
         assert response.status_code == 405, f"{method} {url}: {response.status_code}"
 

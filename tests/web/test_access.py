@@ -1,0 +1,321 @@
+"""Who may use which route: one table of route × method × role → expected answer.
+
+`EXPECTED` below is written out by hand, apart from `access.ACCESS`, so that a change to
+who may do what shows here as a failing row and not as a silent edit of one table. Every
+route of the URL map must be in it (and nothing else): a new route fails until someone
+decides who may use it.
+
+For each row and each role (anonymous, viewer, author, reviewer, admin):
+- anonymous, on a route that needs a role: a browser is sent to the sign-in page (303),
+  htmx gets a 401 naming it, and neither is given a byte of the workspace;
+- a role below the one needed: a 403 page naming the role;
+- the role needed or a higher one: anything but 401 and 403 (and never a 5xx). The
+  request carries an empty form, so a change answers 422 or 400 more often than 200.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+
+from webapp import store
+from webapp.pipeline import load_bundle
+from webapp.web import access
+
+from .routes import AGENT, RELAY_WATCH, route_url, routes, seed
+
+ANYONE, VIEWER, AUTHOR, REVIEWER, ADMIN = "anyone", *store.ROLES
+ROLES = ("anonymous", *store.ROLES)
+PASSWORD = "correct horse battery"
+TOKEN = "access-csrf-token"
+
+#: (endpoint, method) -> the least role that may use it.
+EXPECTED: dict[tuple[str, str], str] = {
+    ("auth.login", "GET"): ANYONE,
+    ("auth.sign_in", "POST"): ANYONE,
+    ("auth.logout", "POST"): ANYONE,
+    ("auth.account", "GET"): VIEWER,
+    ("auth.change_password", "POST"): VIEWER,
+    ("auth.users", "GET"): ADMIN,
+    ("auth.add_user", "POST"): ADMIN,
+    ("auth.update_user", "POST"): ADMIN,
+    ("activity.agent", "GET"): VIEWER,
+    ("activity.admin", "GET"): ADMIN,
+    ("agents.index", "GET"): VIEWER,
+    ("agents.new", "GET"): AUTHOR,
+    ("agents.create", "POST"): AUTHOR,
+    ("agents.settings", "GET"): VIEWER,
+    ("agents.update", "POST"): AUTHOR,
+    ("agents.confirm_delete", "GET"): ADMIN,
+    ("agents.delete", "POST"): ADMIN,
+    ("agents.restore", "POST"): ADMIN,
+    ("agents.confirm_purge", "GET"): ADMIN,
+    ("agents.purge", "POST"): ADMIN,
+    ("agent_preview.show", "GET"): VIEWER,
+    ("agent_preview.compare", "GET"): VIEWER,
+    ("agent_preview.append_log", "POST"): AUTHOR,
+    ("editor.agent", "GET"): VIEWER,
+    ("editor.edit", "GET"): VIEWER,
+    ("editor.names", "GET"): VIEWER,
+    ("editor.skill_list", "GET"): VIEWER,
+    ("editor.preview_saved", "GET"): VIEWER,
+    ("editor.preview", "POST"): VIEWER,
+    ("editor.save", "POST"): AUTHOR,
+    ("editor.append_log", "POST"): AUTHOR,
+    ("editor.move", "POST"): AUTHOR,
+    ("editor.order", "POST"): AUTHOR,
+    ("editor.toggle", "POST"): AUTHOR,
+    ("help.show", "GET"): VIEWER,
+    ("history.index", "GET"): VIEWER,
+    ("history.revision", "GET"): VIEWER,
+    ("history.restore", "POST"): AUTHOR,
+    ("log.index", "GET"): VIEWER,
+    ("log.entry", "GET"): VIEWER,
+    ("log.download", "GET"): VIEWER,
+    ("log.delete_confirm", "GET"): ADMIN,
+    ("log.delete", "POST"): ADMIN,
+    ("publish.changes", "GET"): VIEWER,
+    ("publish.scenario", "GET"): VIEWER,
+    ("publish.download", "GET"): VIEWER,
+    ("publish.publish", "POST"): REVIEWER,
+    ("publish.republish", "POST"): REVIEWER,
+    ("scenarios.index", "GET"): VIEWER,
+    ("scenarios.edit", "GET"): VIEWER,
+    ("scenarios.check", "POST"): VIEWER,
+    ("scenarios.create", "POST"): AUTHOR,
+    ("scenarios.update", "POST"): AUTHOR,
+    ("scenarios.confirm_delete", "GET"): AUTHOR,
+    ("scenarios.delete", "POST"): AUTHOR,
+    ("skills.new", "GET"): AUTHOR,
+    ("skills.check", "POST"): VIEWER,
+    ("skills.create", "POST"): AUTHOR,
+    ("skills.duplicate", "POST"): AUTHOR,
+    ("tools.index", "GET"): VIEWER,
+    ("tools.edit", "GET"): VIEWER,
+    ("tools.preview", "POST"): VIEWER,
+    ("tools.create", "POST"): AUTHOR,
+    ("tools.update", "POST"): AUTHOR,
+    ("tools.confirm_delete", "GET"): AUTHOR,
+    ("tools.delete", "POST"): AUTHOR,
+    ("transfer.index", "GET"): VIEWER,
+    ("transfer.import_address", "GET"): VIEWER,
+    ("transfer.export_bundle", "GET"): VIEWER,
+    ("transfer.export_skill", "GET"): VIEWER,
+    ("transfer.import_bundle", "POST"): AUTHOR,
+    ("transfer.import_skill", "POST"): AUTHOR,
+    ("trash.index", "GET"): VIEWER,
+    ("trash.delete_confirm", "GET"): AUTHOR,
+    ("trash.delete", "POST"): AUTHOR,
+    ("trash.restore", "POST"): AUTHOR,
+    ("uses.show", "GET"): VIEWER,
+    ("variables.index", "GET"): VIEWER,
+    ("variables.show", "GET"): VIEWER,
+    ("variables.preview", "POST"): VIEWER,
+    ("variables.create", "POST"): AUTHOR,
+    ("variables.update", "POST"): AUTHOR,
+    ("variables.confirm_delete", "GET"): AUTHOR,
+    ("variables.delete", "POST"): AUTHOR,
+}
+
+
+@pytest.fixture
+def cheap_hashes(monkeypatch) -> None:
+    """argon2 with the least work it allows: these tests sign in hundreds of times, and
+    what they check is who may do what, not the hash (tests/store checks that)."""
+    from argon2 import PasswordHasher
+
+    monkeypatch.setattr(store.accounts, "HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+@pytest.fixture
+def team(app, cheap_hashes) -> dict[str, Any]:
+    """Relay Watch (with a log entry and a snapshot) and one account of each role, each
+    signed in on a client of its own; `clients` maps a role (or `anonymous`) to its client."""
+    values = seed(app)
+    from webapp import db
+
+    with app.app_context():
+        for role in reversed(store.ROLES):  # the admin first: the first account must be one
+            store.accounts.create_user(db.get_session(), store.NewUser(role, role, PASSWORD))
+    clients = {"anonymous": app.test_client()}
+    for role in store.ROLES:
+        clients[role] = sign_in(app.test_client(), role)
+    return {"values": values, "clients": clients}
+
+
+def sign_in(client: Any, username: str) -> Any:
+    """Sign `client` in as `username` through the sign-in form; returns it, with a known
+    CSRF token in its new session."""
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    response = client.post("/login", data={"csrf_token": TOKEN, "username": username,
+                                           "password": PASSWORD})
+    assert response.status_code == 303, response.data[:300]
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    return client
+
+
+def call(client: Any, method: str, url: str, htmx: bool = False) -> Any:
+    headers = {"HX-Request": "true"} if htmx else {}
+    if method == "GET":
+        return client.get(url, headers=headers)
+    return client.post(url, data={"csrf_token": TOKEN}, headers=headers)
+
+
+def rows(app: Any) -> list[tuple[str, str]]:
+    return sorted((rule.endpoint, method) for method in ("GET", "POST")
+                  for rule in routes(app, method))
+
+
+def test_the_table_names_every_route_and_nothing_else(app):
+    assert set(EXPECTED) == set(rows(app))
+
+
+def test_the_app_s_access_table_says_what_this_table_says(app):
+    # The same facts seen from the app: a row that differs names the endpoint.
+    actual = {(endpoint, method): access.needed_role(endpoint, method)
+              for endpoint, method in EXPECTED}
+    assert actual == EXPECTED
+
+
+@pytest.mark.parametrize(("endpoint", "method"), sorted(EXPECTED))
+def test_route_method_role(app, team, endpoint, method):
+    least = EXPECTED[(endpoint, method)]
+    rule = next(r for r in app.url_map.iter_rules() if r.endpoint == endpoint
+                and method in r.methods)
+    url = route_url(rule, team["values"])
+    # From the least role to the most: a refused request changes nothing, so the roles
+    # that are let through all meet the same data (an admin's delete comes last).
+    for role in ROLES:
+        client = team["clients"][role]
+        if endpoint == "auth.logout":
+            client = sign_in(app.test_client(), role) if role != "anonymous" else client
+        response = call(client, method, url)
+        what = f"{method} {url} as {role}"
+        assert response.status_code < 500, f"{what}: {response.status_code}"
+        if least == ANYONE:
+            # Signing in with an empty form is a 401 of its own: a wrong name or password.
+            assert response.status_code != 403, f"{what}: {response.status_code}"
+            assert not response.headers.get("Location", "").startswith("/login?next="), what
+        elif role == "anonymous":
+            assert response.status_code == 303, f"{what}: {response.status_code}"
+            assert response.headers["Location"].startswith("/login?next=")
+            htmx = call(client, method, url, htmx=True)
+            assert htmx.status_code == 401, f"{what} (htmx): {htmx.status_code}"
+            assert htmx.headers["X-Sign-In"].startswith("/login")
+        elif not store.has_role(role, least):
+            assert response.status_code == 403, f"{what}: {response.status_code}"
+            assert f"needs the {least} role" in response.get_data(as_text=True)
+        else:
+            assert response.status_code not in (401, 403), (
+                f"{what}: {response.status_code} {response.get_data(as_text=True)[:300]}")
+
+
+def test_an_anonymous_crawl_finds_no_data(app, team):
+    """Every GET route, as page and as fragment, and every POST route, anonymously: the
+    answers are the sign-in page or a refusal, with nothing of the workspace in them."""
+    workspace = load_bundle(RELAY_WATCH)
+    secrets = {AGENT, "relay", *(skill.d_tag for skill in workspace.skills),
+               *(tool.name for tool in workspace.tools),
+               *(variable.name for variable in workspace.variables),
+               *(scenario.name for scenario in workspace.scenarios),
+               *(line for skill in workspace.skills for line in skill.content.splitlines()
+                 if len(line) > 20)}
+    client = team["clients"]["anonymous"]
+    seen = 0
+    for method in ("GET", "POST"):
+        for rule in routes(app, method):
+            url = route_url(rule, team["values"])
+            for htmx in (False, True):
+                response = call(client, method, url, htmx=htmx)
+                if response.status_code == 303:
+                    response = client.get(response.headers["Location"])
+                body = response.get_data(as_text=True)
+                # The sign-in page may name the address asked for (to come back to it).
+                leaked = sorted(secret for secret in secrets if secret.lower() in body.lower()
+                                and secret.lower() not in unquote(url).lower())
+                assert not leaked, f"{method} {url} (htmx={htmx}): {leaked}"
+                seen += 1
+    assert seen >= 2 * len(EXPECTED) - 10
+
+
+def test_replacing_an_agent_by_import_needs_an_admin(app, team):
+    bundle = RELAY_WATCH.read_text(encoding="utf-8")
+    form = {"csrf_token": TOKEN, "bundle_text": bundle, "replace": "1"}
+    author = team["clients"]["author"].post("/transfer/bundle", data=form)
+    assert author.status_code == 403
+    assert "needs the admin role" in author.get_data(as_text=True)
+    admin = team["clients"]["admin"].post("/transfer/bundle", data=form)
+    assert admin.status_code == 303, admin.get_data(as_text=True)[:300]
+    # Without `replace`, an author imports it as a new agent.
+    form = {"csrf_token": TOKEN, "bundle_text": bundle, "agent_name": "Relay Copy"}
+    assert team["clients"]["author"].post("/transfer/bundle", data=form).status_code == 303
+
+
+# -- the local single-user mode: no account at all
+
+
+#: What needs an account to act on, with none: signing in fails as a wrong password would,
+#: and there is no password of one's own to change.
+NO_ACCOUNT_TO_USE = {"auth.sign_in": 401, "auth.change_password": 403}
+
+
+@pytest.mark.parametrize(("endpoint", "method"), sorted(EXPECTED))
+def test_without_accounts_this_machine_may_do_everything(app, endpoint, method, request):
+    values = request.getfixturevalue("local_values")
+    client = request.getfixturevalue("local_client")
+    rule = next(r for r in app.url_map.iter_rules() if r.endpoint == endpoint
+                and method in r.methods)
+    response = call(client, method, route_url(rule, values))
+    assert response.status_code < 500
+    if endpoint in NO_ACCOUNT_TO_USE:
+        assert response.status_code == NO_ACCOUNT_TO_USE[endpoint]
+    else:
+        assert response.status_code not in (401, 403), (
+            f"{method} {endpoint}: {response.status_code}")
+
+
+@pytest.mark.parametrize("endpoint", ["agents.index", "editor.edit", "transfer.export_bundle",
+                                      "log.download", "editor.preview", "editor.save"])
+def test_without_accounts_another_machine_is_refused_and_told_how_to_share(
+        app, local_values, endpoint):
+    rule = next(r for r in app.url_map.iter_rules() if r.endpoint == endpoint)
+    method = "POST" if "POST" in rule.methods else "GET"
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "203.0.113.5"
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    for htmx in (False, True):
+        response = call(client, method, route_url(rule, local_values), htmx=htmx)
+        body = response.get_data(as_text=True)
+        assert response.status_code == 403
+        assert "skill-editor user add NAME --role admin" in body
+        assert "Relay Watch" not in body
+
+
+def test_without_accounts_another_machine_still_gets_static_files_and_the_login_page(app):
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "203.0.113.5"
+    assert client.get("/static/app.css").status_code == 200
+    login = client.get("/login")
+    assert login.status_code == 200
+    assert "there is nothing to sign in to" in login.get_data(as_text=True)
+
+
+@pytest.fixture
+def local_values(app) -> dict[str, str]:
+    """Relay Watch seeded as in `team`, with no account at all."""
+    return seed(app)
+
+
+@pytest.fixture
+def local_client(app) -> Any:
+    """A client on this machine (127.0.0.1) with a known CSRF token."""
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    return client
