@@ -148,3 +148,42 @@ def executable_markup(html: str) -> list[str]:
             if name in _URL_ATTRIBUTES and value and _BAD_SCHEMES.match(value):
                 found.append(f"<{tag} {name}={value[:40]!r}>")
     return found
+
+
+# -- accounts
+
+#: The password of every account the web tests make.
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def cheap_hashes(monkeypatch) -> None:
+    """argon2 with the least work it allows: the web tests sign in many times, and what
+    they check is who may do what, not the hash (tests/store/test_accounts.py checks it)."""
+    from argon2 import PasswordHasher
+
+    monkeypatch.setattr(store.accounts, "HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+@pytest.fixture
+def team(app, cheap_hashes) -> list[str]:
+    """One account of each role, named after it (`viewer`, ... `admin`), password
+    `PASSWORD`; the app is no longer in the local single-user mode."""
+    with app.app_context():
+        for role in reversed(store.ROLES):  # the admin first: the first account must be one
+            store.accounts.create_user(db.get_session(), store.NewUser(role, role, PASSWORD))
+    return list(store.ROLES)
+
+
+def sign_in(client: Any, username: str, token: str = TOKEN) -> Any:
+    """Sign `client` in as `username` through the sign-in form; returns it, with the CSRF
+    token `token` in its new session."""
+    with client.session_transaction() as session:
+        session["csrf_token"] = token
+    response = client.post("/login", data={"csrf_token": token, "username": username,
+                                           "password": PASSWORD})
+    assert response.status_code == 303, response.data[:300]
+    with client.session_transaction() as session:
+        session["csrf_token"] = token
+    return client

@@ -24,11 +24,11 @@ from webapp import store
 from webapp.pipeline import load_bundle
 from webapp.web import access
 
+from .conftest import sign_in
 from .routes import AGENT, RELAY_WATCH, route_url, routes, seed
 
 ANYONE, VIEWER, AUTHOR, REVIEWER, ADMIN = "anyone", *store.ROLES
 ROLES = ("anonymous", *store.ROLES)
-PASSWORD = "correct horse battery"
 TOKEN = "access-csrf-token"
 
 #: (endpoint, method) -> the least role that may use it.
@@ -121,42 +121,14 @@ EXPECTED: dict[tuple[str, str], str] = {
 
 
 @pytest.fixture
-def cheap_hashes(monkeypatch) -> None:
-    """argon2 with the least work it allows: these tests sign in hundreds of times, and
-    what they check is who may do what, not the hash (tests/store checks that)."""
-    from argon2 import PasswordHasher
-
-    monkeypatch.setattr(store.accounts, "HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-
-
-@pytest.fixture
-def team(app, cheap_hashes) -> dict[str, Any]:
-    """Relay Watch (with a log entry and a snapshot) and one account of each role, each
-    signed in on a client of its own; `clients` maps a role (or `anonymous`) to its client."""
+def signed_in(app, team) -> dict[str, Any]:
+    """Relay Watch (with a log entry and a snapshot) and one client per role, each signed
+    in as that role's account (`anonymous`: not signed in); and the path arguments."""
     values = seed(app)
-    from webapp import db
-
-    with app.app_context():
-        for role in reversed(store.ROLES):  # the admin first: the first account must be one
-            store.accounts.create_user(db.get_session(), store.NewUser(role, role, PASSWORD))
     clients = {"anonymous": app.test_client()}
-    for role in store.ROLES:
-        clients[role] = sign_in(app.test_client(), role)
+    for role in team:
+        clients[role] = sign_in(app.test_client(), role, TOKEN)
     return {"values": values, "clients": clients}
-
-
-def sign_in(client: Any, username: str) -> Any:
-    """Sign `client` in as `username` through the sign-in form; returns it, with a known
-    CSRF token in its new session."""
-    with client.session_transaction() as session:
-        session["csrf_token"] = TOKEN
-    response = client.post("/login", data={"csrf_token": TOKEN, "username": username,
-                                           "password": PASSWORD})
-    assert response.status_code == 303, response.data[:300]
-    with client.session_transaction() as session:
-        session["csrf_token"] = TOKEN
-    return client
 
 
 def call(client: Any, method: str, url: str, htmx: bool = False) -> Any:
@@ -183,17 +155,17 @@ def test_the_app_s_access_table_says_what_this_table_says(app):
 
 
 @pytest.mark.parametrize(("endpoint", "method"), sorted(EXPECTED))
-def test_route_method_role(app, team, endpoint, method):
+def test_route_method_role(app, signed_in, endpoint, method):
     least = EXPECTED[(endpoint, method)]
     rule = next(r for r in app.url_map.iter_rules() if r.endpoint == endpoint
                 and method in r.methods)
-    url = route_url(rule, team["values"])
+    url = route_url(rule, signed_in["values"])
     # From the least role to the most: a refused request changes nothing, so the roles
     # that are let through all meet the same data (an admin's delete comes last).
     for role in ROLES:
-        client = team["clients"][role]
+        client = signed_in["clients"][role]
         if endpoint == "auth.logout":
-            client = sign_in(app.test_client(), role) if role != "anonymous" else client
+            client = sign_in(app.test_client(), role, TOKEN) if role != "anonymous" else client
         response = call(client, method, url)
         what = f"{method} {url} as {role}"
         assert response.status_code < 500, f"{what}: {response.status_code}"
@@ -215,7 +187,7 @@ def test_route_method_role(app, team, endpoint, method):
                 f"{what}: {response.status_code} {response.get_data(as_text=True)[:300]}")
 
 
-def test_an_anonymous_crawl_finds_no_data(app, team):
+def test_an_anonymous_crawl_finds_no_data(app, signed_in):
     """Every GET route, as page and as fragment, and every POST route, anonymously: the
     answers are the sign-in page or a refusal, with nothing of the workspace in them."""
     workspace = load_bundle(RELAY_WATCH)
@@ -225,11 +197,11 @@ def test_an_anonymous_crawl_finds_no_data(app, team):
                *(scenario.name for scenario in workspace.scenarios),
                *(line for skill in workspace.skills for line in skill.content.splitlines()
                  if len(line) > 20)}
-    client = team["clients"]["anonymous"]
+    client = signed_in["clients"]["anonymous"]
     seen = 0
     for method in ("GET", "POST"):
         for rule in routes(app, method):
-            url = route_url(rule, team["values"])
+            url = route_url(rule, signed_in["values"])
             for htmx in (False, True):
                 response = call(client, method, url, htmx=htmx)
                 if response.status_code == 303:
@@ -243,17 +215,17 @@ def test_an_anonymous_crawl_finds_no_data(app, team):
     assert seen >= 2 * len(EXPECTED) - 10
 
 
-def test_replacing_an_agent_by_import_needs_an_admin(app, team):
+def test_replacing_an_agent_by_import_needs_an_admin(app, signed_in):
     bundle = RELAY_WATCH.read_text(encoding="utf-8")
     form = {"csrf_token": TOKEN, "bundle_text": bundle, "replace": "1"}
-    author = team["clients"]["author"].post("/transfer/bundle", data=form)
+    author = signed_in["clients"]["author"].post("/transfer/bundle", data=form)
     assert author.status_code == 403
     assert "needs the admin role" in author.get_data(as_text=True)
-    admin = team["clients"]["admin"].post("/transfer/bundle", data=form)
+    admin = signed_in["clients"]["admin"].post("/transfer/bundle", data=form)
     assert admin.status_code == 303, admin.get_data(as_text=True)[:300]
     # Without `replace`, an author imports it as a new agent.
     form = {"csrf_token": TOKEN, "bundle_text": bundle, "agent_name": "Relay Copy"}
-    assert team["clients"]["author"].post("/transfer/bundle", data=form).status_code == 303
+    assert signed_in["clients"]["author"].post("/transfer/bundle", data=form).status_code == 303
 
 
 # -- the local single-user mode: no account at all
@@ -308,7 +280,7 @@ def test_without_accounts_another_machine_still_gets_static_files_and_the_login_
 
 @pytest.fixture
 def local_values(app) -> dict[str, str]:
-    """Relay Watch seeded as in `team`, with no account at all."""
+    """Relay Watch seeded as in `signed_in`, with no account at all."""
     return seed(app)
 
 
