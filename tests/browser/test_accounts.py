@@ -1,6 +1,7 @@
-"""A session that ends while the editor is open loses nothing: the live preview and the
-save in place say "signed out" and keep the page with its text, and once the author has
-signed in again in another tab, the next keystroke and the save go through."""
+"""Signing in and out in a real browser, and a session that ends while the editor is open:
+it loses nothing. The live preview and the save in place say "signed out" and keep the
+page with its text, and once the author has signed in again in another tab, the next
+keystroke and the save go through."""
 
 from __future__ import annotations
 
@@ -74,3 +75,31 @@ def test_signed_out_while_typing_the_text_stays_and_goes_through_after_signing_i
         assert skill.content.rstrip().endswith("Typed while signed out. Back.")
         assert skill.version == 2
         assert store.list_revisions(db.get_session(), "Simon", "chat")[0].author == "ann"
+
+
+def test_the_editor_asks_to_sign_in_and_comes_back_then_sign_out(context, author_server):
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.goto(f"{author_server}/agents/Simon/skills/chat")
+    expect(page).to_have_url(f"{author_server}/login?next=/agents/Simon/skills/chat")
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    assert "Simon" not in page.locator("header").inner_text()
+
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill("not the password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_have_text("Wrong username or password.")
+    expect(page.get_by_label("Username")).to_have_value("ann")
+
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(f"{author_server}/agents/Simon/skills/chat")
+    expect(content_editor(page)).to_be_visible()
+    account = page.get_by_role("navigation", name="Account")
+    expect(account.get_by_role("link", name="ann")).to_be_visible()
+
+    account.get_by_role("button", name="Sign out").click()
+    expect(page).to_have_url(f"{author_server}/login")
+    page.goto(f"{author_server}/agents/Simon/skills/chat")
+    expect(page).to_have_url(f"{author_server}/login?next=/agents/Simon/skills/chat")
