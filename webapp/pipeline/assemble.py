@@ -97,11 +97,10 @@ def _result_weight(args: tuple[Hashable, ...], result: SkillResult) -> int:
               + tuple_bytes(len(values))  # type: ignore[arg-type]
               + len(values) * tuple_bytes(2)  # type: ignore[arg-type]
               + tuple_bytes(3) * 2 + 200)  # the result, its trace's recipe
+    # At most one origin of its own per `{{name}}`, whatever the number of the value's lines.
+    weight += _ORIGIN_BYTES * content.count("{{")  # type: ignore[union-attr]
     for piece in result.pieces:
-        # One origin per value spliced in, whatever the number of its lines.
-        own = {id(origin) for origin in piece.origins if origin[0] != "skill"}
-        weight += (tuple_bytes(4) + str_bytes(piece.text) + tuple_bytes(len(piece.origins))
-                   + _ORIGIN_BYTES * len(own))
+        weight += (tuple_bytes(4) + str_bytes(piece.text) + tuple_bytes(len(piece.origins)))
     for diagnostic in result.diagnostics:
         weight += 200 + str_bytes(diagnostic.message)
     return weight

@@ -8,7 +8,6 @@ so whatever the stages do to it, the document knows where each of its lines came
 from __future__ import annotations
 
 import itertools
-import re
 import sys
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import NamedTuple
 from .memo import memo, str_bytes, tuple_bytes
 from .placeholders import placeholder_names
 from .result import Origin
-from .roles import FenceTracker, marker_role
+from .roles import FenceTracker, marker_role, may_hold_marker
 from .sections import TEMPLATE_MARKER, split_template
 
 Line = tuple[str, Origin]
@@ -54,8 +53,8 @@ class Piece(NamedTuple):
     @classmethod
     def of(cls, block: Block) -> Piece:
         lines = trim_blank(block.lines)
-        return cls(block.role or "system", block.skill, "\n".join(t for t, _ in lines),
-                   tuple(o for _, o in lines))
+        texts, origins = zip(*lines, strict=True) if lines else ((), ())
+        return cls(block.role or "system", block.skill, "\n".join(texts), origins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +135,6 @@ def split_roles(texts: Sequence[str]) -> list[tuple[str, int, int]]:
     return ranges
 
 
-#: Could any line of a text be a role marker? (A quick test, looser than `marker_role`.)
-_MAYBE_MARKER = re.compile(r"^(?:system|user|assistant):", re.IGNORECASE | re.MULTILINE)
-
-
 def _parsed_weight(args: tuple[Hashable, ...], parsed: ParsedSkill) -> int:
     d_tag, content = args
     weight = (tuple_bytes(2) + str_bytes(d_tag) + str_bytes(content) + 120
@@ -167,7 +162,7 @@ def parse_skill(d_tag: str, content: str) -> ParsedSkill:
         body, template_text, template_line = "\n".join(raw[:cut]), "\n".join(raw[cut + 1:]), cut + 2
     count = body.count("\n") + 1 if cut != 0 else 0
     names = tuple(sorted(placeholder_names(body))) if "{{" in body else ()
-    if _MAYBE_MARKER.search(body):
+    if may_hold_marker(body):
         roles = tuple(split_roles(body.split("\n")))
     else:  # no marker: one system range, left out when blank (as `split_roles` does)
         roles = (("system", 0, count),) if body.strip() else ()

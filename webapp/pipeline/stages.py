@@ -22,7 +22,7 @@ from .formatters import FormatOptions, format_value
 from .headings import bump_headings
 from .placeholders import find_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
-from .roles import is_marker
+from .roles import is_marker, may_hold_marker
 from .sections import Section, parse_template
 from .untrusted import excerpt
 from .variables import Resolved
@@ -143,8 +143,10 @@ def resolve_block(skill: SkillRun, block: Block) -> Block:
             continue
 
         def check(values: Sequence[Line], starts_line: bool, origin: Origin = origin) -> None:
-            check_markers(skill, [value for value, _ in values], values[0][1].name or "",
-                          origin, first_alone=starts_line)
+            texts = [value for value, _ in values]
+            if may_hold_marker("\n".join(texts)):  # most values hold none: one scan
+                check_markers(skill, texts, values[0][1].name or "", origin,
+                              first_alone=starts_line)
 
         splice(text, origin, _values(skill, text, origin), out, literal=unescape, check=check)
     return Block(block.role, block.skill, out)
