@@ -21,7 +21,8 @@ from .sections import TEMPLATE_MARKER, split_template
 
 Line = tuple[str, Origin]
 
-#: The byte budget of `parse_skill`'s memo (see docs/performance.md, "Caches at real size").
+#: The byte budget of `parse_skill`'s memo (docs/performance.md, "Caches at real size and
+#: the cold path").
 PARSE_SKILL_BYTES = 48 << 20
 #: The byte budget of the shared line origins (`skill_origins`).
 ORIGIN_BYTES = 64 << 20
@@ -93,8 +94,8 @@ def _run_weight(args: tuple[Hashable, ...], run: tuple[Origin, ...]) -> int:
     return tuple_bytes(ORIGIN_RUN) + ORIGIN_RUN * _ORIGIN_BYTES
 
 
-#: 64 MB holds the origins of about 800,000 lines (12,000 runs): 3 agents of 4,000
-#: skills of 60 lines.
+#: A pure function of its arguments. The budget holds about 13,000 runs (830,000
+#: lines): three agents of 4,000 skills of 60 lines.
 @memo(max_bytes=ORIGIN_BYTES, weight=_run_weight)
 def _origin_run(d_tag: str, start: int) -> tuple[Origin, ...]:
     return tuple(Origin("skill", d_tag, number)
@@ -147,8 +148,8 @@ def _parsed_weight(args: tuple[Hashable, ...], parsed: ParsedSkill) -> int:
     return weight
 
 
-#: A pure function of its arguments. 32 MB keeps about 4,000 skills of 2 KB per
-#: megabyte... see docs/performance.md ("Caches at real size").
+#: A pure function of its arguments. An entry of a 2 KB skill weighs about 3.7 KB (its
+#: text counted), so the budget keeps some 13,000 such skills: three agents of 4,000.
 @memo(max_bytes=PARSE_SKILL_BYTES, weight=_parsed_weight)
 def parse_skill(d_tag: str, content: str) -> ParsedSkill:
     """Split a skill's content into its body, its role ranges and its template part."""
