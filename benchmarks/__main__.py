@@ -7,6 +7,7 @@ import os
 import platform
 from collections.abc import Callable
 
+from .caches import cache_rows
 from .json_markdown import json_rows
 from .pipeline import Row, pipeline_rows
 from .worst_case import worst_case_rows
@@ -19,10 +20,11 @@ def machine() -> str:
 
 
 def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = print) -> None:
-    """Print the machine line, then the pipeline and JSON rows, and (unless `web` is false)
+    """Print the machine line, then the pipeline, caches and JSON rows, and (unless `web` is false)
     the web and worst-case rows."""
     echo(f"machine: {machine()}")
-    rows: list[Row] = pipeline_rows(quick) + json_rows(quick)
+    # The caches' rows need workspaces of thousands of skills: not in a quick run.
+    rows: list[Row] = pipeline_rows(quick) + ([] if quick else cache_rows()) + json_rows(quick)
     if web:
         # Flask and SQLAlchemy are loaded only when the web section runs.
         from .web import web_rows

@@ -3,11 +3,14 @@
 Each measurement runs against a throw-away SQLite database in a temporary folder:
 the demo workspace, and a 200-skill workspace from `workspaces.scale_workspace`.
 The throughput figure serves the app with gunicorn (2 workers) on a free port of
-127.0.0.1 and points `wrk -t2 -c16 -d10s` at the saved-skill preview endpoint.
+127.0.0.1 and points `wrk -t2 -c16 -d10s` at the saved-skill preview endpoint (GET),
+and at the draft preview the editor POSTs on a keystroke (a Lua script, `POST_SCRIPT`).
 """
 
 from __future__ import annotations
 
+import html
+import http.cookiejar
 import os
 import re
 import shutil
@@ -17,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -67,8 +71,50 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wrk(db_path: Path, url_path: str, seconds: int) -> tuple[str, str]:
-    """Requests per second and error count of wrk against gunicorn with 2 workers."""
+#: wrk's script for the draft preview: a POST of the form the editor sends on a keystroke
+#: (the skill's text with a new line typed, its version), with the session cookie and the
+#: CSRF token a GET of the editor page handed out (`webapp/web/security.py` checks the
+#: `X-CSRFToken` header against the session). Each request sends a new draft, as typing does.
+POST_SCRIPT = """
+local count = 0
+request = function()
+  count = count + 1
+  local body = BODY .. count
+  return wrk.format("POST", PATH, HEADERS, body)
+end
+"""
+
+
+def _lua_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+
+
+def _post_script(base: str, agent: str, d_tag: str) -> str:
+    """The Lua script that POSTs drafts of `d_tag` to its preview with a valid session."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{base}/agents/{agent}/skills/{d_tag}", timeout=10).read().decode()
+    token = re.search(r'"X-CSRFToken": "([^"]+)"', page)
+    version = re.search(r'name="version" value="(\d+)"', page)
+    content = re.search(r'<textarea[^>]*name="content"[^>]*>(.*?)</textarea>', page, re.S)
+    if not (token and version and content):
+        raise RuntimeError("the editor page has no token, version or content")
+    cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+    # `content` last: the script appends " <count>" to the body, so to the draft.
+    form = urllib.parse.urlencode({
+        "version": version.group(1),
+        "content": html.unescape(content.group(1)).removeprefix("\n") + PREVIEW_DRAFT_SUFFIX})
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true",
+               "X-CSRFToken": token.group(1), "Cookie": cookie}
+    table = ", ".join(f"[{_lua_string(k)}] = {_lua_string(v)}" for k, v in headers.items())
+    return (f"PATH = {_lua_string(f'/agents/{agent}/skills/{d_tag}/preview')}\n"
+            f"HEADERS = {{{table}}}\nBODY = {_lua_string(form + '+')}\n" + POST_SCRIPT)
+
+
+def _wrk(db_path: Path, url_path: str, seconds: int,
+         post: tuple[str, str] | None = None) -> tuple[str, str]:
+    """Requests per second and error count of wrk against gunicorn with 2 workers: GETs of
+    `url_path`, or, given `post` (agent, d_tag), draft-preview POSTs of that skill."""
     wrk = shutil.which("wrk")
     gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
     if not wrk:
@@ -81,15 +127,22 @@ def _wrk(db_path: Path, url_path: str, seconds: int) -> tuple[str, str]:
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
-        url = f"http://127.0.0.1:{port}{url_path}"
+        base = f"http://127.0.0.1:{port}"
+        url = f"{base}{url_path}"
         for _ in range(100):
             try:
                 urllib.request.urlopen(url, timeout=2).read()
                 break
             except OSError:
                 time.sleep(0.1)
-        out = subprocess.run([wrk, "-t2", "-c16", f"-d{seconds}s", url], capture_output=True,
-                             check=False, text=True, timeout=seconds + 30).stdout
+        command = [wrk, "-t2", "-c16", f"-d{seconds}s", url]
+        with tempfile.TemporaryDirectory() as folder:
+            if post is not None:
+                script = Path(folder) / "post.lua"
+                script.write_text(_post_script(base, *post), encoding="utf-8")
+                command[1:1] = ["-s", str(script)]
+            out = subprocess.run(command, capture_output=True, check=False, text=True,
+                                 timeout=seconds + 30).stdout
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -122,4 +175,8 @@ def web_rows(quick: bool = False) -> list[Row]:
         if not quick:
             rps, errors = _wrk(demo_db, "/agents/Simon/skills/personality/preview", 10)
             rows.append(("web: wrk -t2 -c16 -d10s, gunicorn 2 workers, preview", rps, errors))
+            rps, errors = _wrk(demo_db, "/agents/Simon/skills/personality/preview", 10,
+                               post=("Simon", "personality"))
+            rows.append(("web: wrk -t2 -c16 -d10s, gunicorn 2 workers, draft-preview POST",
+                         rps, errors))
     return rows

@@ -17,15 +17,17 @@ because the function can see nothing that is not in its key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
+import functools
+import sys
+from collections.abc import Hashable, Mapping, Sequence
 from typing import NamedTuple
 
 from .blocks import Line, ParsedSkill, Piece, parse_skill, trim_blank
 from .formatters import FormatOptions
 from .log_entry import format_log_entry
+from .memo import memo, str_bytes, tuple_bytes
 from .messages import MESSAGE_MODES, Message, document_of, user_fallback
-from .result import Context, Diagnostic, Origin, SkillTrace
+from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .stages import SkillResult, SkillRun, TemplateInputs, expand_lines, run_stages
 from .variables import Resolved, Resolver
 from .workspace import Scenario, Skill, Workspace
@@ -77,15 +79,49 @@ class _PlainLookups:
         raise AssertionError("a plain skill has no template")
 
 
+Values = tuple[tuple[str, "Resolved | Unresolved"], ...]
+
+#: The byte budget of `run_plain_skill`'s memo (see docs/performance.md, "Caches at real
+#: size and the cold path").
+RUN_PLAIN_BYTES = 128 << 20
+_ORIGIN_BYTES = sys.getsizeof(Origin("skill", "", 1))
+
+
+def _result_weight(args: tuple[Hashable, ...], result: SkillResult) -> int:
+    """The bytes an entry keeps: its key (the text, a pair per name; not the `Resolved`
+    values, which an assembly makes once per name for all its skills) and its pieces
+    (text, one pointer per line, the origins of values: a skill line's origin is shared,
+    see `blocks.skill_origins`)."""
+    d_tag, content, values = args
+    weight = (tuple_bytes(3) + str_bytes(d_tag) + str_bytes(content)  # type: ignore[arg-type]
+              + tuple_bytes(len(values))  # type: ignore[arg-type]
+              + len(values) * tuple_bytes(2)  # type: ignore[arg-type]
+              + tuple_bytes(3) * 2 + 200)  # the result, its trace's recipe
+    # At most one origin of its own per `{{name}}`, whatever the number of the value's lines.
+    weight += _ORIGIN_BYTES * content.count("{{")  # type: ignore[union-attr]
+    for piece in result.pieces:
+        weight += (tuple_bytes(4) + str_bytes(piece.text) + tuple_bytes(len(piece.origins)))
+    for diagnostic in result.diagnostics:
+        weight += 200 + str_bytes(diagnostic.message)
+    return weight
+
+
+def plain_trace(d_tag: str, content: str, values: Values) -> tuple[Stage, ...]:
+    """The stage trace of `run_plain_skill(d_tag, content, values)`, run again."""
+    run = SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values)))
+    return run_stages(run, content).trace.stages
+
+
 #: A pure function of its arguments, so its memo is keyed on everything it reads. The
-#: bound holds every skill of a large workspace for the few scenarios a preview uses.
-@lru_cache(maxsize=4096)
-def run_plain_skill(d_tag: str, content: str,
-                    values: tuple[tuple[str, Resolved | Unresolved], ...]) -> SkillResult:
+#: bound holds every skill of a few large workspaces for the few scenarios a preview uses.
+@memo(max_bytes=RUN_PLAIN_BYTES, weight=_result_weight)
+def run_plain_skill(d_tag: str, content: str, values: Values) -> SkillResult:
     """Run a skill that embeds no skill and has no template, whose names resolve to
-    `values` (each name the skill uses, in sorted order, with what it resolves to)."""
-    return run_stages(SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values))),
-                      content)
+    `values` (each name the skill uses, in sorted order, with what it resolves to).
+
+    The result's trace is made again when asked for (`plain_trace`), not kept."""
+    run = SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values)))
+    return run_stages(run, content, later=functools.partial(plain_trace, d_tag, content, values))
 
 
 class _Run:
@@ -260,7 +296,8 @@ def assemble(
         log_entry="",
         scenario=chosen.name or None,
         trigger=trigger,
-        _trace_builder=traces.copy,
+        # Each trace copied, so the stages made for the Pipeline tab stay out of the memo.
+        _trace_builder=lambda: [trace.fresh() for trace in traces],
     )
     context.log_entry = format_log_entry(document, agent=workspace.agent.name,
                                          scenario=context.scenario, trigger=trigger,

@@ -9,6 +9,7 @@ it cannot backtrack badly on long lines.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -29,6 +30,15 @@ def find_placeholders(line: str) -> Iterator[Placeholder]:
         if start and line[start - 1] == "\\":
             continue
         yield Placeholder(start, match.end(), match.group(1))
+
+
+def placeholder_names(text: str) -> set[str]:
+    """The names of every unescaped placeholder of `text`, which may be many lines: a
+    placeholder never spans a line break, so this is the union over its lines of
+    `find_placeholders`, in one scan. The names are interned: the skills of a workspace
+    use the same few names, and memo entries keep them."""
+    return {sys.intern(match.group(1)) for match in _PLACEHOLDER.finditer(text)
+            if not (match.start() and text[match.start() - 1] == "\\")}
 
 
 def unescape(text: str) -> str:

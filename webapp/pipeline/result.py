@@ -74,11 +74,44 @@ class Stage(NamedTuple):
     text: str
 
 
-class SkillTrace(NamedTuple):
-    """How one skill's text changed through the stages of assembly."""
+class SkillTrace:
+    """How one skill's text changed through the stages of assembly.
 
-    d_tag: str
-    stages: tuple[Stage, ...]
+    `stages` may be made on first use (`build`): a memoised skill's trace is six copies
+    of its text, so it is not kept with the skill's result but run again when asked for
+    (the Pipeline tab shows one skill's trace), by a copy of the trace (`fresh`).
+    """
+
+    __slots__ = ("_build", "_stages", "d_tag")
+
+    def __init__(self, d_tag: str, stages: tuple[Stage, ...] | None = None,
+                 build: Callable[[], tuple[Stage, ...]] | None = None) -> None:
+        assert (stages is None) != (build is None)
+        self.d_tag = d_tag
+        self._stages = stages
+        self._build = build
+
+    @property
+    def stages(self) -> tuple[Stage, ...]:
+        if self._stages is None:
+            self._stages = self._build()  # type: ignore[misc]
+            self._build = None
+        return self._stages
+
+    def fresh(self) -> SkillTrace:
+        """This trace, or, when its stages are still to be made, a copy that will make
+        (and keep) its own: a memo's entry stays as small as it was."""
+        return self if self._build is None else SkillTrace(self.d_tag, build=self._build)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SkillTrace):
+            return NotImplemented
+        return (self.d_tag, self.stages) == (other.d_tag, other.stages)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SkillTrace({self.d_tag!r}, {self.stages!r})"
 
 
 @dataclass(slots=True)

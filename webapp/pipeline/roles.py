@@ -30,6 +30,15 @@ def is_marker(line: str) -> bool:
     return marker_role(line.rstrip(" \t\r\x0b\x0c")) is not None
 
 
+def may_hold_marker(text: str) -> bool:
+    """False when no line of `text` (however cut) can be a role marker for `is_marker` or
+    `marker_role`: a marker line, lowercased, is `system:`, `user:` or `assistant:` plus
+    blanks, and lowercasing maps each character alone, so the lowercased text holds that
+    word. A few scans in C instead of a check per line."""
+    lowered = text.lower()
+    return "user:" in lowered or "system:" in lowered or "assistant:" in lowered
+
+
 class FenceTracker:
     """Follows CommonMark fenced code blocks (``` or ~~~) line by line."""
 

@@ -7,12 +7,13 @@ one block with its own `role` after the skill's own text. See docs/SKILLS.md.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import yaml
 
+from .memo import memo, str_bytes
 from .roles import FenceTracker
 from .untrusted import excerpt, load_yaml
 
@@ -60,9 +61,15 @@ def split_template(lines: list[str]) -> int:
     return -1
 
 
-#: A pure function of its arguments; the bound holds the templates of a workspace and the
-#: drafts typed last (a template is re-parsed only when its text changes).
-@lru_cache(maxsize=256)
+def _template_weight(args: tuple[Hashable, ...], template: Template) -> int:
+    text, _ = args
+    return (str_bytes(text) + 200 + 400 * len(template.sections)  # type: ignore[arg-type]
+            + sum(200 + str_bytes(problem) for _, problem in template.problems))
+
+
+#: A pure function of its arguments; 8 MB holds the templates of several workspaces and
+#: the drafts typed last (a template is re-parsed only when its text changes).
+@memo(max_bytes=8 << 20, weight=_template_weight)
 def parse_template(text: str, first_line: int) -> Template:
     """Parse the YAML after `---template---`; `first_line` is the skill line it starts on.
 

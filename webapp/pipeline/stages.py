@@ -22,7 +22,7 @@ from .formatters import FormatOptions, format_value
 from .headings import bump_headings
 from .placeholders import find_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
-from .roles import is_marker
+from .roles import is_marker, may_hold_marker
 from .sections import Section, parse_template
 from .untrusted import excerpt
 from .variables import Resolved
@@ -63,12 +63,17 @@ class TemplateInputs:
 
 @dataclass(slots=True)
 class SkillRun:
-    """One skill being run: its `d_tag`, parsed text, lookups and the diagnostics found."""
+    """One skill being run: its `d_tag`, parsed text, lookups and the diagnostics found,
+    and its body's lines with their origins (made once per run)."""
 
     d_tag: str
     parsed: ParsedSkill
     lookups: Lookups
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines: tuple[Line, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = self.parsed.lines
 
     def diag(self, severity: str, code: str, message: str, origin: Origin | None = None, *,
              name: str | None = None, suggestions: Sequence[str] = ()) -> None:
@@ -116,7 +121,7 @@ def split_into_roles(skill: SkillRun, blocks: list[Block]) -> list[Block]:
     for block in blocks:
         lines = block.lines
         # The body as parsed (nothing was embedded): its split is parsed already.
-        ranges = skill.parsed.roles if lines is skill.parsed.lines else split_roles(
+        ranges = skill.parsed.roles if lines is skill.lines else split_roles(
             [text for text, _ in lines])
         out += [Block(role, block.skill, lines[start:end]) for role, start, end in ranges]
     return out
@@ -138,8 +143,10 @@ def resolve_block(skill: SkillRun, block: Block) -> Block:
             continue
 
         def check(values: Sequence[Line], starts_line: bool, origin: Origin = origin) -> None:
-            check_markers(skill, [value for value, _ in values], values[0][1].name or "",
-                          origin, first_alone=starts_line)
+            texts = [value for value, _ in values]
+            if may_hold_marker("\n".join(texts)):  # most values hold none: one scan
+                check_markers(skill, texts, values[0][1].name or "", origin,
+                              first_alone=starts_line)
 
         splice(text, origin, _values(skill, text, origin), out, literal=unescape, check=check)
     return Block(block.role, block.skill, out)
@@ -307,12 +314,17 @@ class SkillResult(NamedTuple):
     trace: SkillTrace
 
 
-def run_stages(skill: SkillRun, content: str) -> SkillResult:
-    """Run `skill` through every stage of `STAGES`, recording the text after each."""
-    blocks = [Block(None, skill.d_tag, skill.parsed.lines)]
+def run_stages(skill: SkillRun, content: str,
+               later: Callable[[], tuple[Stage, ...]] | None = None) -> SkillResult:
+    """Run `skill` through every stage of `STAGES`, recording the text after each, or,
+    given `later` (what makes the same trace again), recording nothing: the trace is
+    `later`'s, made when it is asked for."""
+    blocks = [Block(None, skill.d_tag, skill.lines)]
     trace = [Stage("raw", content)]
     for name, stage in STAGES:
         blocks = stage(skill, blocks)
-        trace.append(Stage(name, "\n".join(block.text() for block in blocks)))
+        if later is None:
+            trace.append(Stage(name, "\n".join(block.text() for block in blocks)))
     return SkillResult(tuple(Piece.of(block) for block in blocks), tuple(skill.diagnostics),
-                       SkillTrace(skill.d_tag, tuple(trace)))
+                       SkillTrace(skill.d_tag, tuple(trace)) if later is None
+                       else SkillTrace(skill.d_tag, build=later))
