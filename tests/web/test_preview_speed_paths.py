@@ -115,10 +115,16 @@ def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
     monkeypatch.setattr(highlighting, "highlight_lines", highlight_block)
     monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**8))
     workspace = many_skills(30)
-    build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
+
+    def shown(text: str) -> None:  # the preview's Document tab, both views, whole
+        preview = build_preview(workspace, _typed(workspace, "skill_15", text), Choice(),
+                                Models(), whole=True)
+        [card.html for card in preview.cards], preview.window.source()
+
+    shown("A lin")
     converted.clear()
     highlighted.clear()
-    build_preview(workspace, _typed(workspace, "skill_15", "A line"), Choice(), Models())
+    shown("A line")
     # The block runs on to the separator: a line starting with "-" is not cut before.
     assert converted == highlighted == ["### Typed just now\nA line\n\n---\n\n"]
 

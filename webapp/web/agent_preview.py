@@ -7,33 +7,61 @@ here assembles differently from the editor, there is just no draft skill.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from flask import Blueprint, Response, abort, request, url_for
+from flask import Blueprint, Response, abort, g, request, url_for
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Workspace
 
 from .agent_view import build, build_comparison
-from .forms import choice_args, parse_choice, picker_choice, request_data
-from .preview import Choice, run, skill_link
-from .responses import done, page_or_fragment
+from .document_window import VIEWS, DocumentWindow, parse_lines
+from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
+from .preview import Choice, run, run_followed, skill_link
+from .preview_links import agent_links, editor_links
+from .responses import done, page_or_fragment, shown_panels
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
 
+#: What a page of the agent preview renders, unless `shown` asks for another panel.
+PAGE_PANELS = shown_panels("document:rendered")
+
 
 @bp.get("/agents/<agent>/preview")
 def show(agent: str) -> Response:
-    """The agent's context for the scenario (and overrides) in the query string."""
+    """The agent's context for the scenario (and overrides) in the query string (with
+    `shown`, that panel alone)."""
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
+    args = choice_args(choice, workspace)
+    preview = build(workspace, choice, skill_link(agent, args))
+    # As in the editor: a large document's page renders the open panel alone.
+    g.shown_panels = shown_panels(request.args.get("shown")) or (
+        PAGE_PANELS if preview.window.large else None)
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
-        **picker_context(agent, workspace, choice),
-        preview=build(workspace, choice, skill_link(agent, choice_args(choice, workspace))),
-        errors=errors)
+        **picker_context(agent, workspace, choice), **agent_links(agent, args),
+        preview=preview, errors=errors)
+
+
+@bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
+def lines(agent: str) -> Response:
+    """Lines of a large document's Document tab that were folded (`view`, `lines`): the
+    agent preview's, or with `skill` the editor's preview of that skill, saved (GET) or
+    of the draft the editor's form posts."""
+    view, span = request.args.get("view"), parse_lines(request.args.get("lines"))
+    if view not in VIEWS or span is None:
+        abort(422, description="view: rendered or source; lines: like 121-340")
+    workspace = load_workspace(agent)
+    skill = request.args.get("skill") or None
+    window, args = fold_window(agent, workspace, skill)
+    links = editor_links(agent, skill, args) if skill else agent_links(agent, args)
+    return page_or_fragment("preview_lines.html", "_preview_lines.html", agent=agent,
+                            skill=skill, view=view, span=span, args=args,
+                            parts=window.expand(view, *span), **links)
 
 
 @bp.post("/agents/<agent>/preview/log")
@@ -73,6 +101,27 @@ def compare(agent: str) -> Response:
 
 
 # -- helpers
+
+
+def fold_window(agent: str, workspace: Workspace, skill: str | None
+                ) -> tuple[DocumentWindow, dict[str, str]]:
+    """The window of the document a fold belongs to, and the picker's arguments: the
+    agent preview's (no `skill`), or the editor's preview of `skill` with the posted draft
+    in place (a POST) or saved (a GET), assembled where that preview is (`run_followed`)."""
+    data = request_data()[0] if request.method == "POST" else request.args
+    choice, _ = picker_choice(data, workspace)
+    args = choice_args(choice, workspace)
+    link = skill_link(agent, args)
+    if skill is None:
+        return DocumentWindow(run(workspace, choice), None, link), args
+    saved = store.skill_of(store.get_skill(get_session(), agent, skill))
+    draft = saved
+    if request.method == "POST":
+        # The preview keeps the saved d_tag until a rename is saved (as the editor does).
+        form = parse_skill_form(data, saved, from_form=not request.is_json)
+        draft = dataclasses.replace(form.draft, d_tag=skill)
+    context, _ = run_followed(workspace, draft, choice)
+    return DocumentWindow(context, skill, link), args
 
 
 def side(args: Any, prefix: str, workspace: Workspace, default: str | None = None

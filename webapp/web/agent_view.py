@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from markupsafe import Markup
-
 from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
+from .document_window import DocumentWindow
 from .preview import (
     Choice,
     MessageCard,
@@ -28,7 +27,6 @@ from .preview import (
     run,
     severity_counts,
 )
-from .source_view import source_rows
 
 
 @dataclass
@@ -38,7 +36,7 @@ class AgentPreview:
     choice: Choice
     context: Context
     cards: list[MessageCard]
-    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
+    window: DocumentWindow  # the Document tab's views (see `document_window`)
     bodies: list[RequestBody]
     problems: list[Diagnostic]
     total_tokens: TokenCount
@@ -81,7 +79,7 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
         choice=choice,
         context=context,
         cards=[message_card(m) for m in context.messages],
-        source_rows=source_rows(context.document, context.provenance, None, link),
+        window=DocumentWindow(context, None, link),
         bodies=request_bodies(context.messages, preview_models()),
         problems=problems_of(context, budget),
         total_tokens=tokens,

@@ -36,7 +36,7 @@ from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
 from .diffing import Diff, diff_lines
-from .source_view import source_rows
+from .document_window import DocumentWindow
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -66,9 +66,16 @@ class Models:
 @dataclass(frozen=True, slots=True)
 class MessageCard:
     role: str
-    html: Markup
+    content: str
     chars: int
     tokens: TokenCount
+
+    @property
+    def html(self) -> Markup:
+        """The content rendered, when a template asks: a large document's Document tab
+        shows a window of it (`document_window`), and rendering it all for the first time
+        costs about a second for half a megabyte."""
+        return markdown_to_html(self.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +137,7 @@ class Preview:
     context: Context
     saved: Context
     cards: list[MessageCard]
-    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
+    window: DocumentWindow  # the Document tab's views (see `document_window`)
     document_diff: Diff
     messages_diff: Diff
     bodies: list[RequestBody]
@@ -238,14 +245,15 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
 
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
-                  models: Models = Models(), link: Callable[[str], str] | None = None
-                  ) -> Preview:
+                  models: Models = Models(), link: Callable[[str], str] | None = None,
+                  whole: bool = False) -> Preview:
     """Assemble saved and draft contexts for `choice` and build every tab's view data.
 
     Both are assembled where the draft is used (`follow`: the decision is the draft's, so
     a draft that changes its triggers is followed), the saved skills under the same target.
     `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
-    (without it, they do not link).
+    (without it, they do not link). `whole` shows the whole document even when it is
+    large (a draft previewed without JavaScript: no link could load its folds again).
     """
     drafted = with_draft(workspace, draft)
     target, followed = follow(drafted, draft.d_tag, choice)
@@ -265,7 +273,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         context=context,
         saved=saved,
         cards=cards,
-        source_rows=source_rows(context.document, context.provenance, draft.d_tag, link),
+        window=DocumentWindow(context, draft.d_tag, link, whole),
         document_diff=diff_lines(saved.document, context.document),
         messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
         bodies=request_bodies(context.messages, models),
@@ -291,8 +299,7 @@ def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:
 
 def message_card(message: dict[str, str]) -> MessageCard:
     content = message["content"]
-    return MessageCard(message["role"], markdown_to_html(content), len(content),
-                       count_tokens(content))
+    return MessageCard(message["role"], content, len(content), count_tokens(content))
 
 
 def messages_text(messages: list[dict[str, str]]) -> str:
