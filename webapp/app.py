@@ -76,9 +76,22 @@ def _instance_secret(app: Flask) -> str:
     return key
 
 
+class RefusedAddress(Exception):
+    """`serve` was asked for an address other than this machine's while no account exists."""
+
+
 def serve(host: str = "127.0.0.1", port: int = 5000, *, debug: bool = False) -> None:
-    """Create the app (upgrading and seeding the database) and serve it with werkzeug."""
+    """Create the app (upgrading and seeding the database) and serve it with werkzeug;
+    raises `RefusedAddress` for an address other than loopback while no account exists."""
     from werkzeug.serving import run_simple
 
     app = create_app()
+    if not web.access.is_loopback_host(host):
+        with app.app_context():
+            if web.access.local_mode():
+                raise RefusedAddress(
+                    f"not serving on {host}: no account exists yet, so Skill Editor is a "
+                    "single-user tool for this machine (127.0.0.1, localhost). Create the "
+                    "first account with `skill-editor user add NAME --role admin`, then "
+                    "serve it on other addresses.")
     run_simple(host, port, app, use_reloader=debug, use_debugger=debug, threaded=True)

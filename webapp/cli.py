@@ -9,6 +9,7 @@ import click
 from webapp.budget import budget_of, budget_problem
 from webapp.pipeline import (
     BundleError,
+    Context,
     Workspace,
     assemble,
     dumps_json,
@@ -24,28 +25,55 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def _load(bundle: str | None, agent: str | None, database_url: str | None) -> Workspace:
-    """The workspace from a bundle file or from the database; exits 1 with every problem."""
+def _load(bundle: str | None, agent: str | None, database_url: str | None, *,
+          published: bool = False, snapshot: int | None = None) -> tuple[Workspace, str]:
+    """The workspace from a bundle file or from the database (the draft, or with
+    `published` snapshot `snapshot`, the latest when None), and what it is: `draft`,
+    `published N` (a context-log entry's source) or `bundle`; exits 1 with every problem."""
     if bool(bundle) == bool(agent):
         _fail("give either --bundle FILE or --agent NAME")
+    if (published or snapshot is not None) and not agent:
+        _fail("--published and --snapshot need --agent NAME")
     if bundle:
         try:
-            return load_bundle(bundle)
+            return load_bundle(bundle), "bundle"
         except BundleError as exc:
             _fail(str(exc))
     from webapp import db, store  # the database is only needed for --agent
 
     with db.session_scope(db.resolve_url(database_url)) as session:
         try:
-            return store.load_workspace(session, agent)
+            if published or snapshot is not None:
+                # One read for the workspace and its number, so a log entry names the
+                # snapshot it was assembled from even if another is published meanwhile.
+                row = store.get_snapshot(session, agent, snapshot)
+                return store.snapshot_workspace(row), store.published_source(row.number)
+            return store.load_workspace(session, agent), store.DRAFT
         except store.NotFound as exc:
             _fail(str(exc))
     raise AssertionError("unreachable")
 
 
+def _log(agent: str, database_url: str | None, context: Context, source: str) -> None:
+    """Append `context` to the agent's context log, saying what it was assembled from."""
+    from webapp import db, store
+    from webapp.dbcli import act_as
+
+    with db.session_scope(db.resolve_url(database_url)) as session:
+        act_as(session)
+        try:
+            entry = store.log_context(session, agent, context, source=source)
+        except (store.ValidationError, store.NotFound) as exc:
+            _fail(str(exc))
+        click.echo(f"logged as context-log entry #{entry.id} ({source})", err=True)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="skill-editor")
-def main() -> None:
+@click.option("--as", "acting", metavar="NAME", envvar="SKILL_EDITOR_AS",
+              help="Record this command's changes (import, publish, a logged assemble) as the "
+                   "account NAME's [env SKILL_EDITOR_AS; default: local].")
+def main(acting: str | None) -> None:
     """Skill Editor: edit agent skills and preview the context they assemble into."""
 
 
@@ -61,17 +89,27 @@ def json2md(file, max_items: int) -> None:
 @main.command("assemble")
 @click.option("--bundle", type=click.Path(dir_okay=False), help="A skill-workspace/1 bundle file.")
 @click.option("--agent", help="An agent in the database (instead of --bundle).")
+@click.option("--published", is_flag=True,
+              help="With --agent: the latest published snapshot, not the workspace as it is.")
+@click.option("--snapshot", type=click.IntRange(min=1), metavar="N",
+              help="With --agent: published snapshot N (implies --published).")
 @click.option("--scenario", help="Scenario name (default: the first).")
 @click.option("--trigger", help="Use this trigger instead of the scenario's.")
 @click.option("--message", help="Use this incoming message instead of the scenario's.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True)
+@click.option("--log", "append_log", is_flag=True,
+              help="With --agent: append the context to the agent's context log.")
 @click.option("--database-url", envvar="DATABASE_URL", help="Database for --agent.")
-def assemble_cmd(bundle, agent, scenario, trigger, message, fmt, database_url) -> None:
+def assemble_cmd(bundle, agent, published, snapshot, scenario, trigger, message, fmt,
+                 append_log, database_url) -> None:
     """Assemble a scenario's context; diagnostics go to stderr.
 
     Exits 0 when there is no error-severity diagnostic, 1 otherwise.
     """
-    workspace = _load(bundle, agent, database_url)
+    if append_log and not agent:
+        _fail("--log needs --agent NAME")
+    workspace, source = _load(bundle, agent, database_url, published=published,
+                              snapshot=snapshot)
     context = assemble(workspace, scenario, trigger=trigger, message=message)
     if fmt == "markdown":
         click.echo(context.document, nl=False)
@@ -83,6 +121,8 @@ def assemble_cmd(bundle, agent, scenario, trigger, message, fmt, database_url) -
         click.echo(context.log_entry, nl=False)
     for diagnostic in context.diagnostics:
         click.echo(str(diagnostic), err=True)
+    if append_log:
+        _log(agent, database_url, context, source)
     sys.exit(1 if context.has_errors else 0)
 
 
@@ -92,7 +132,7 @@ def assemble_cmd(bundle, agent, scenario, trigger, message, fmt, database_url) -
 @click.option("--database-url", envvar="DATABASE_URL", help="Database for --agent.")
 def check(bundle, agent, database_url) -> None:
     """List the diagnostics of every scenario, and of every trigger no scenario covers."""
-    workspace = _load(bundle, agent, database_url)
+    workspace, _ = _load(bundle, agent, database_url)
     runs: list[tuple[str | None, str]] = [(s.name, s.trigger) for s in workspace.scenarios]
     covered = {trigger for _, trigger in runs}
     runs += [(None, t) for t in workspace.triggers if t not in covered]
@@ -117,18 +157,29 @@ def check(bundle, agent, database_url) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 def serve(host: str, port: int) -> None:
-    """Upgrade the database, seed the demo workspace if empty, and serve the editor."""
+    """Upgrade the database, seed the demo workspace if empty, and serve the editor.
+
+    With no account in the database only this machine's addresses are served: create the
+    first one with `skill-editor user add NAME --role admin` before serving a team.
+    """
+    from webapp.app import RefusedAddress
     from webapp.app import serve as run_server
 
-    run_server(host=host, port=port)
+    try:
+        run_server(host=host, port=port)
+    except RefusedAddress as exc:
+        _fail(str(exc))
 
 
 def _register_store_commands() -> None:
-    from webapp.dbcli import db_group, export_cmd, import_cmd
+    from webapp.dbcli import db_group, export_cmd, import_cmd, publish_cmd
+    from webapp.usercli import user_group
 
     main.add_command(db_group, "db")
+    main.add_command(user_group, "user")
     main.add_command(import_cmd, "import")
     main.add_command(export_cmd, "export")
+    main.add_command(publish_cmd, "publish")
 
 
 _register_store_commands()

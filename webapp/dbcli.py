@@ -1,4 +1,5 @@
-"""Database commands for the `skill-editor` CLI: `db upgrade`, `import` and `export`.
+"""Database commands for the `skill-editor` CLI: `db upgrade`, `import`, `export` and
+`publish`.
 
 `webapp.cli` adds them to its group (`main.add_command(db_group)` etc.). The database
 is `--database-url`, else `$DATABASE_URL`, else `instance/skill-editor.sqlite` under
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import click
+from sqlalchemy.orm import Session
 
 from . import db, store
 from .pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
@@ -54,6 +56,7 @@ def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: s
     except BundleError as exc:
         _fail(file, [(problem.path, problem.message) for problem in exc.problems])
     with db.session_scope(database_url) as session:
+        act_as(session)
         try:
             agent = store.import_bundle(session, workspace, replace=replace, agent_name=agent_name)
         except store.ValidationError as exc:  # the store's rules, as the web import shows them
@@ -68,10 +71,15 @@ def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: s
 @click.command("export")
 @click.option("--agent", "agent_name", metavar="NAME",
               help="The agent to export (needed when there are several).")
+@click.option("--published", is_flag=True,
+              help="The latest published snapshot, as it was published, not the workspace.")
+@click.option("--snapshot", type=click.IntRange(min=1), metavar="N",
+              help="Published snapshot N (implies --published).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the bundle here instead of stdout.")
 @database_url_option
-def export_cmd(agent_name: str | None, output: str, database_url: str | None) -> None:
+def export_cmd(agent_name: str | None, published: bool, snapshot: int | None, output: str,
+               database_url: str | None) -> None:
     """Export an agent as a skill-workspace/1 bundle (JSON)."""
     with db.session_scope(database_url) as session:
         if agent_name is None:
@@ -81,15 +89,58 @@ def export_cmd(agent_name: str | None, output: str, database_url: str | None) ->
                 raise click.UsageError(f"name the agent with --agent (agents: {listing})")
             agent_name = names[0]
         try:
-            bundle = store.export_bundle(session, agent_name)
+            if published or snapshot is not None:
+                # The snapshot's own text: the bytes its digest was taken of.
+                text = store.get_snapshot(session, agent_name, snapshot).bundle
+            else:
+                text = bundle_text(store.export_bundle(session, agent_name))
         except store.NotFound as exc:
             raise click.ClickException(str(exc)) from None
-    text = bundle_text(bundle)
     if output == "-":
         click.echo(text, nl=False)
     else:
         Path(output).write_text(text, encoding="utf-8")
         click.echo(f"exported {agent_name!r} to {output}", err=True)
+
+
+@click.command("publish")
+@click.option("--agent", "agent_name", metavar="NAME", required=True, help="The agent to publish.")
+@click.option("--note", default="", help="Why: what changes for the agent.")
+@database_url_option
+def publish_cmd(agent_name: str, note: str, database_url: str | None) -> None:
+    """Publish the agent's workspace as it is as its next snapshot.
+
+    Exits 1 when nothing changed since the latest snapshot or another publish won.
+    """
+    with db.session_scope(database_url) as session:
+        act_as(session)
+        try:
+            latest = store.latest_snapshot(session, agent_name)
+            snapshot = store.publish(session, agent_name, note,
+                                     expected_latest=latest.number if latest else 0)
+        except (store.ValidationError, store.PublishConflict) as exc:
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(1) from None
+        except store.NotFound as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"published {agent_name!r} as snapshot #{snapshot.number} "
+                   f"(sha256 {snapshot.digest})", err=True)
+
+
+def act_as(session: Session) -> None:
+    """Make the account the command's `--as` names (if any) the author of its changes;
+    exits 1 when no enabled account has that name."""
+    root = click.get_current_context().find_root()
+    name = root.params.get("acting")
+    if not name:
+        return
+    try:
+        # Until the command ends: the next command in this process acts as its own `--as`.
+        root.with_resource(store.acting_as(store.accounts.acting_account(session, name)))
+    except store.NotFound as exc:
+        raise click.ClickException(f"--as: {exc}") from None
+    except store.ValidationError as exc:
+        raise click.ClickException(f"--as: {exc.problems[0][1]}") from None
 
 
 def _load(file: str) -> Workspace:

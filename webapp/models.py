@@ -37,6 +37,8 @@ NAME_LENGTH = 200
 MODEL_LENGTH = 100
 #: The Agent Skills format's limit for a skill's `description`.
 DESCRIPTION_LENGTH = 1024
+#: A context-log entry's `source`: `draft` or `published N`.
+SOURCE_LENGTH = 40
 
 
 def utcnow() -> datetime:
@@ -163,6 +165,8 @@ class SkillRevision(Base):
     content: Mapped[str] = mapped_column(Text, default="")
     saved_at: Mapped[datetime] = mapped_column(default=utcnow)
     note: Mapped[str | None] = mapped_column(Text)
+    #: The username that saved this version (`store.current_actor()`), None in the local mode.
+    author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
 
     skill: Mapped[Skill] = relationship(back_populates="revisions")
 
@@ -246,5 +250,122 @@ class ContextLogEntry(Base):
     error_count: Mapped[int] = mapped_column(Integer, default=0)
     warning_count: Mapped[int] = mapped_column(Integer, default=0)
     info_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: The username that appended the entry, None in the local mode.
+    author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+
+
+    #: What the context was assembled from: `draft` (the workspace as it is) or
+    #: `published N` (snapshot N); entries logged before snapshots existed were drafts.
+    source: Mapped[str] = mapped_column(String(SOURCE_LENGTH), default="draft",
+                                        server_default="draft")
 
     agent: Mapped[Agent] = relationship(back_populates="log_entries")
+
+
+#: The longest `Activity.detail`: a line of context, never a user's value in full.
+ACTIVITY_DETAIL_LENGTH = 300
+#: The longest activity kind (`skill.restore`, `variable.rename`, ...).
+ACTIVITY_KIND_LENGTH = 40
+
+
+class Activity(Base):
+    """One change, who made it and to what: the append-only record `store.activity` keeps.
+
+    The actor and the agent are kept as names, not foreign keys, so a row outlives the
+    account and the agent (deleted, purged or renamed: a row keeps the name it had).
+    `agent_id` finds an agent's rows across its renames; a purge sets it to NULL.
+    """
+
+    __tablename__ = "activity"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: The username, or None for a change made in the local single-user mode.
+    actor: Mapped[str | None] = mapped_column(String(NAME_LENGTH), index=True)
+    agent_name: Mapped[str] = mapped_column(String(NAME_LENGTH), index=True)
+    agent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("agents.id", ondelete="SET NULL"), index=True)
+    kind: Mapped[str] = mapped_column(String(ACTIVITY_KIND_LENGTH), index=True)
+    #: What was changed: a d_tag, a tool, binding or scenario name, an entry number.
+    subject: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    detail: Mapped[str] = mapped_column(String(ACTIVITY_DETAIL_LENGTH), default="")
+
+    def __repr__(self) -> str:
+        return f"<Activity {self.kind} {self.subject!r} by {self.actor!r}>"
+
+
+class PublishedSnapshot(Base):
+    """One published state of an agent's whole workspace: immutable, numbered per agent.
+
+    `bundle` is the canonical bundle text (what `export` writes) and `digest` its sha256,
+    so two snapshots with the same content have the same digest. `skill_versions` maps
+    each skill's `d_tag` to the version it had (a bundle holds no versions), for the
+    skills changed since. `republished` is the number of the snapshot this one published
+    again (a rollback), else None. No ORM relationship to `Agent`: rows are never changed,
+    and the database's ON DELETE CASCADE removes them with their agent.
+    """
+
+    __tablename__ = "published_snapshots"
+    __table_args__ = (UniqueConstraint("agent_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    digest: Mapped[str] = mapped_column(String(64))
+    bundle: Mapped[str] = mapped_column(Text)
+    skill_versions: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    note: Mapped[str] = mapped_column(Text, default="")
+    #: The username that published it; NULL in the local single-user mode.
+    published_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    published_at: Mapped[datetime] = mapped_column(default=utcnow)
+    republished: Mapped[int | None] = mapped_column(Integer)
+
+    @property
+    def short_digest(self) -> str:
+        return self.digest[:12]
+
+    def __repr__(self) -> str:
+        return f"<PublishedSnapshot #{self.number} {self.short_digest}>"
+
+
+#: The longest username (`webapp.store.accounts` owns the characters a username may hold).
+USERNAME_LENGTH = 40
+#: The longest name a failed sign-in is recorded under (what was typed, cut to this).
+TYPED_NAME_LENGTH = 200
+#: The longest client address kept for throttling (an IPv6 address is at most 45 characters).
+ADDRESS_LENGTH = 64
+
+
+class User(Base):
+    """An account: who may sign in, with which role. Never deleted, only disabled, so the
+    names on revisions and activity keep meaning someone."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(USERNAME_LENGTH), unique=True)
+    display_name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
+    #: viewer, author, reviewer or admin (`webapp.store.accounts.ROLES`).
+    role: Mapped[str] = mapped_column(String(20))
+    #: An argon2id hash in PHC format (its parameters are part of it).
+    password_hash: Mapped[str] = mapped_column(String(255))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_login_at: Mapped[datetime | None]
+
+    def __repr__(self) -> str:
+        return f"<User {self.username!r} {self.role}>"
+
+
+class FailedLogin(Base):
+    """One refused sign-in, kept for a while to throttle guessing per name and per address.
+
+    In the database, not in memory, so every worker and every instance on this database
+    counts the same failures."""
+
+    __tablename__ = "failed_logins"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(TYPED_NAME_LENGTH), index=True)
+    address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), index=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)

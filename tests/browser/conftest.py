@@ -103,6 +103,23 @@ def context(browser) -> Iterator[Any]:
     context.close()
 
 
+def open_page(context, url: str, errors: list[str] | None = None) -> Any:
+    """A new page at `url`; its console errors and uncaught exceptions go into `errors`."""
+    page = context.new_page()
+    if errors is not None:
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def type_at_end(page, text: str, name: str = "Content") -> None:
+    """Type `text` at the end of the code editor named `name`, a key at a time."""
+    content_editor(page, name).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
 # -- the code editor (CodeMirror over the textarea `#content`, which stays the form's value)
 
 #: The CodeMirror view of the editor whose content element is `el` (or is inside `el`).

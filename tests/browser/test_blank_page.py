@@ -12,7 +12,7 @@ import pytest
 from webapp import db, store
 from webapp.pipeline import load_bundle
 
-from .conftest import SIMON, editor_has_focus
+from .conftest import SIMON, content_editor, editor_has_focus
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +48,10 @@ def test_from_an_empty_database_to_a_saved_skill(context, empty_server):
     expect(page).to_have_url(f"{empty_server}/agents/Scout/skills/greet")
     expect(page.locator(".flashes")).to_contain_text("Created the skill greet.")
 
-    content = page.get_by_label("Content", exact=True)
+    # The first editor page of a browser session compiles the code editor's bundle cold:
+    # on a loaded two-core machine that can take longer than an assertion's usual wait.
+    expect(page.locator(".cm-editor .cm-content")).to_be_visible(timeout=30_000)
+    content = content_editor(page)
     content.click()
     page.keyboard.press("Control+End")
     page.keyboard.type("Hello {{agnt_name}}!\n")
@@ -108,7 +111,7 @@ def test_every_demo_skill_s_draft_reaches_its_preview(app, context, empty_server
     page.on("dialog", lambda dialog: dialog.accept())  # leaving each draft unsaved
     for skill in workspace.skills:
         page.goto(f"{empty_server}/agents/{quote(workspace.agent.name)}/skills/{skill.d_tag}")
-        content = page.get_by_label("Content", exact=True)
+        content = content_editor(page)
         content.click()
         page.keyboard.press("Control+Home")
         page.keyboard.type(f"Draft of {skill.d_tag} ZQX\n")
@@ -125,7 +128,7 @@ def test_an_expired_token_is_renewed_without_losing_a_keystroke(context, live_se
     stale = ("document.body.setAttribute('hx-headers', JSON.stringify({'X-CSRFToken': 'stale'}));"
              "document.querySelectorAll('input[name=csrf_token]').forEach(i => i.value = 'stale');")
     page.evaluate(stale)
-    content = page.get_by_label("Content", exact=True)
+    content = content_editor(page)
     content.click()
     page.keyboard.press("Control+End")
     page.keyboard.type("After the restart.\n")

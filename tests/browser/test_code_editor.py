@@ -11,26 +11,18 @@ from urllib.parse import quote
 
 import pytest
 
-from .conftest import content_editor, cursor, editor_has_focus, set_editor_text
+from .conftest import (
+    content_editor,
+    cursor,
+    editor_has_focus,
+    open_page,
+    set_editor_text,
+    type_at_end,
+)
 
 pytestmark = pytest.mark.browser
 
 CHAT = "/agents/Simon/skills/chat"
-
-
-def open_page(context, url: str, errors: list[str] | None = None):
-    page = context.new_page()
-    if errors is not None:
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url)
-    return page
-
-
-def type_at_end(page, text: str) -> None:
-    content_editor(page).click()
-    page.keyboard.press("Control+End")
-    page.keyboard.type(text)
 
 
 def test_completion_after_braces_offers_the_names_with_kind_and_value(context, live_server):

@@ -6,24 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import content_editor, cursor, editor_has_focus
+from .conftest import content_editor, cursor, editor_has_focus, open_page, type_at_end
 
 pytestmark = pytest.mark.browser
 
 
 def open_editor(context, live_server, errors=None):
-    page = context.new_page()
-    if errors is not None:
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{live_server}/agents/Simon/skills/chat")
-    return page
-
-
-def type_at_end(page, text: str) -> None:
-    content_editor(page).click()
-    page.keyboard.press("Control+End")
-    page.keyboard.type(text)
+    return open_page(context, f"{live_server}/agents/Simon/skills/chat", errors)
 
 
 def test_live_preview_save_reload_and_conflict(context, live_server):

@@ -52,7 +52,7 @@ FIELDS = ("content", "name", "d_tag", "layer", "triggers", "enabled", "version",
           "trigger", "message", "provider", "description", "result", "results_by_args", "tool",
           "args", "result_field", "path", "format", "limit", "history", "event", "original",
           "direction", "force", "expected_version", "bundle_text", "agent_name", "replace",
-          "agent", "current", "page", "from", "to")
+          "agent", "current", "page", "from", "to", "note", "expected_latest")
 
 #: JSON bodies that break naive parsing.
 JSON_BODIES: dict[str, str] = {
@@ -65,16 +65,22 @@ JSON_BODIES: dict[str, str] = {
 
 @pytest.fixture
 def demo(app) -> dict[str, str]:
-    """Relay Watch in the database with one context-log entry; the path arguments to use."""
+    """Relay Watch in the database with one context-log entry and snapshot #1 (changed
+    since); the path arguments to use."""
     with app.app_context():
         session = db.get_session()
         workspace = load_bundle(RELAY_WATCH)
         store.import_bundle(session, workspace)
         entry = store.log_context(session, AGENT, assemble(workspace))
-        return {"agent": AGENT, "d_tag": workspace.skills[0].d_tag, "version": "1",
+        # A snapshot, and a change since, so the Changes page has diffs to show.
+        store.publish(session, AGENT, "swept", expected_latest=0)
+        first = workspace.skills[0]
+        store.save_skill(session, AGENT, first.d_tag, expected_version=1,
+                         content=first.content + "\nChanged since published.\n")
+        return {"agent": AGENT, "d_tag": first.d_tag, "version": "1", "number": "1",
                 "entry_id": str(entry.id), "tool": workspace.tools[0].name,
                 "variable": workspace.variables[0].name,
-                "scenario": workspace.scenarios[0].name}
+                "scenario": workspace.scenarios[0].name, "username": "nobody"}
 
 
 def _url(rule: Any, demo: dict[str, str]) -> str:

@@ -156,6 +156,19 @@ def test_any_valid_bundle_round_trips(session, bundle):
     assert store.export_bundle(session, "generated") == normalized_bundle(bundle)
 
 
+def test_a_bare_json_string_with_nul_is_data_and_round_trips(session):
+    """A scenario event or a tool result that is a bare JSON string is stored escaped, as
+    every JSON value is: NUL in it is data, not refused (hypothesis found `event: "\\x00"`)."""
+    bundle = dump_bundle(load_bundle({
+        "format": "skill-workspace/1", "agent": {"name": "generated"},
+        "tools": [{"name": "t", "result": "a\x00b"}],
+        "scenarios": [{"name": "s", "event": "\x00"}]}))
+    store.import_bundle(session, bundle)
+    exported = store.export_bundle(session, "generated")
+    assert exported["scenarios"][0]["event"] == "\x00"
+    assert exported["tools"][0]["result"] == "a\x00b"
+
+
 def test_line_ends_become_lf_on_import(session, full_bundle):
     full_bundle["skills"][0]["content"] = "A\ruser:\rB\r\nC"
     full_bundle["skills"][0]["triggers"] = ["cron, weekly"]

@@ -8,12 +8,24 @@ changes something does it in one transaction and commits it before returning (on
 error it rolls back, and nothing is written; `transactions.change`). Problems are
 raised as the exceptions of `errors`, which carry what a caller needs to show them.
 
-Modules: `actor` (who makes the changes), `errors`, `transactions`, `rules`,
-`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
-variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or
-binding with what uses it), `log`.
+Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
+signing in), `activity` (who did what: the append-only
+record every change adds to), `errors`, `transactions`, `rules`, `convert`, `agents`,
+`skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
+`workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
+`log`, `publish` (published snapshots, what changed since).
 """
 
+from . import accounts
+from .accounts import ROLES, NewUser, SignInFailed, Throttled, has_role
+from .activity import (
+    KIND_GROUPS,
+    KINDS,
+    activity_actors,
+    activity_agent_names,
+    list_activity,
+    record,
+)
 from .actor import LOCAL, acting_as, current_actor, set_actor
 from .agents import (
     AgentRef,
@@ -27,7 +39,15 @@ from .agents import (
     update_agent,
 )
 from .convert import skill_of
-from .errors import AlreadyExists, Conflict, InUse, NotFound, StoreError, ValidationError
+from .errors import (
+    AlreadyExists,
+    Conflict,
+    InUse,
+    NotFound,
+    PublishConflict,
+    StoreError,
+    ValidationError,
+)
 from .items import (
     create_scenario,
     create_tool,
@@ -45,7 +65,31 @@ from .items import (
     update_tool,
     update_variable,
 )
-from .log import clear_log, delete_log_entry, get_log_entry, list_log, log_context
+from .log import (
+    DRAFT,
+    clear_log,
+    delete_log_entry,
+    get_log_entry,
+    list_log,
+    log_context,
+    published_source,
+)
+from .publish import (
+    Changes,
+    ItemChange,
+    SkillChange,
+    changed_by,
+    changes_since,
+    current_digest,
+    get_snapshot,
+    has_unpublished_changes,
+    latest_snapshot,
+    list_snapshots,
+    publish,
+    published_workspace,
+    republish,
+    snapshot_workspace,
+)
 from .renames import RenamedItem, rename_tool, rename_variable
 from .revisions import get_revision, list_revisions, restore_revision
 from .rules import (
@@ -76,10 +120,39 @@ from .skills import (
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "DRAFT",
+    "Changes",
+    "ItemChange",
+    "PublishConflict",
+    "SkillChange",
+    "changed_by",
+    "changes_since",
+    "current_digest",
+    "get_snapshot",
+    "has_unpublished_changes",
+    "latest_snapshot",
+    "list_snapshots",
+    "publish",
+    "published_source",
+    "published_workspace",
+    "republish",
+    "snapshot_workspace",
+    "accounts",
+    "ROLES",
+    "NewUser",
+    "SignInFailed",
+    "Throttled",
+    "has_role",
     "LOCAL",
     "acting_as",
     "current_actor",
     "set_actor",
+    "KINDS",
+    "KIND_GROUPS",
+    "activity_actors",
+    "activity_agent_names",
+    "list_activity",
+    "record",
     "INTEGER_RANGES",
     "MAX_ID",
     "NAME_LENGTH",

@@ -18,6 +18,7 @@ from webapp.models import utcnow
 from webapp.pipeline import DEFAULT_HISTORY_LABELS, DEFAULT_MODEL, excerpt
 
 from . import rules
+from .activity import record
 from .errors import AlreadyExists, NotFound
 from .transactions import apply_changes, change, insert, rows
 
@@ -81,7 +82,9 @@ def create_agent(session: Session, name: str, **settings: Any) -> models.Agent:
     """Create an empty workspace with `settings` (the other keys of `agent_fields`);
     raises `AlreadyExists` or `ValidationError`."""
     fields = rules.check("agent", agent_fields(name, **settings))
-    return insert_agent(session, fields)
+    row = insert_agent(session, fields)
+    record(session, row, "agent.create", row.name)
+    return row
 
 
 def insert_agent(session: Session, fields: dict[str, Any]) -> models.Agent:
@@ -105,9 +108,16 @@ def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Ag
     taken = find_agent(session, fields["name"]) if fields["name"] != row.name else None
     if taken is not None:
         raise AlreadyExists([("name", _taken(fields["name"], taken))])
+    old_name = row.name
+    changed = [key for key, value in fields.items() if key != "name" and getattr(row, key) != value]
     for key, value in fields.items():
         setattr(row, key, value)
     session.flush()
+    # Rows recorded before a rename keep the old name; this one says where it came from.
+    if row.name != old_name:
+        record(session, row, "agent.rename", row.name, f"from {old_name}")
+    if changed:
+        record(session, row, "agent.settings", row.name, ", ".join(changed))
     return row
 
 
@@ -117,6 +127,7 @@ def delete_agent(session: Session, agent: AgentRef) -> models.Agent:
     row = get_agent(session, agent)
     row.deleted_at = utcnow()
     session.flush()
+    record(session, row, "agent.delete", row.name)
     return row
 
 
@@ -133,11 +144,16 @@ def restore_agent(session: Session, name: str) -> models.Agent:
     row = _trashed(session, name)
     row.deleted_at = None
     session.flush()
+    record(session, row, "agent.restore", row.name)
     return row
 
 
 @change
 def purge_agent(session: Session, name: str) -> None:
-    """Delete an agent in the trash for good, with its skills, history and context log."""
-    session.delete(_trashed(session, name))
+    """Delete an agent in the trash for good, with its skills, history and context log.
+
+    Its activity stays: the database sets the rows' `agent_id` to NULL, the name remains."""
+    row = _trashed(session, name)
+    record(session, row, "agent.purge", row.name)
+    session.delete(row)
     session.flush()

@@ -82,3 +82,20 @@ class InUse(StoreError):
         self.referenced_by = list(referenced_by)
         super().__init__(f"cannot {action} {d_tag!r}: referenced by "
                          + ", ".join(self.referenced_by))
+
+
+class PublishConflict(Conflict):
+    """A publish that started from a latest snapshot that is no longer the latest: another
+    reviewer published meanwhile. Nothing was written.
+
+    A `Conflict`, so a route without a page of its own answers 409; it carries the
+    agent's name, the number the publish expected and the number that is latest now.
+    """
+
+    def __init__(self, agent: str, *, expected_latest: int, latest: int):
+        self.agent = agent
+        self.expected_latest = expected_latest
+        self.latest = latest
+        started = f"#{expected_latest}" if expected_latest else "no snapshot"
+        StoreError.__init__(self, f"snapshot #{latest} of {agent!r} was published meanwhile; "
+                                  f"this publish started from {started} and was not applied")

@@ -17,6 +17,7 @@ from webapp import models
 from webapp.pipeline import HistoryEntry, ToolResult, excerpt
 
 from . import rules
+from .activity import record
 from .agents import AgentRef, get_agent
 from .errors import AlreadyExists, NotFound
 from .transactions import apply_changes, change, insert, rows
@@ -137,8 +138,34 @@ def update_item(session: Session, kind: Kind, agent: AgentRef, name: str,
     return row
 
 
+def recorded_update(session: Session, kind: Kind, agent: AgentRef, name: str,
+                    changes: dict[str, Any], *, rewrote: str = "") -> Any:
+    """`update_item`, recorded: a new name as `<kind>.rename` (`rewrote` says what else the
+    rename rewrote), the other fields that changed as `<kind>.update`; nothing if nothing
+    changed."""
+    before = kind.fields_of(get_item(session, kind, agent, name))
+    row = update_item(session, kind, agent, name, changes)
+    changed = [key for key, value in kind.fields_of(row).items() if before[key] != value]
+    if "name" in changed:
+        changed.remove("name")
+        record(session, row.agent, f"{kind.label}.rename", row.name,
+               f"from {name}" + (f"; {rewrote}" if rewrote else ""))
+    if changed:
+        record(session, row.agent, f"{kind.label}.update", row.name, ", ".join(changed))
+    return row
+
+
+def _create(session: Session, kind: Kind, agent: AgentRef, name: str,
+            changes: dict[str, Any]) -> Any:
+    row = create_item(session, kind, agent, name, changes)
+    record(session, row.agent, f"{kind.label}.create", row.name)
+    return row
+
+
 def _delete(session: Session, kind: Kind, agent: AgentRef, name: str) -> None:
-    session.delete(get_item(session, kind, agent, name))
+    row = get_item(session, kind, agent, name)
+    record(session, row.agent, f"{kind.label}.delete", row.name)
+    session.delete(row)
     session.flush()
 
 
@@ -156,14 +183,14 @@ def get_tool(session: Session, agent: AgentRef, name: str) -> models.Tool:
 def create_tool(session: Session, agent: AgentRef, name: str, **fields: Any) -> models.Tool:
     """Add a mock tool; fields: `description`, `result`, `results_by_args` (dicts or
     `ToolResult`s)."""
-    return create_item(session, TOOLS, agent, name, fields)
+    return _create(session, TOOLS, agent, name, fields)
 
 
 @change
 def update_tool(session: Session, agent: AgentRef, name: str, /, **changes: Any) -> models.Tool:
     """Change a mock tool's fields; `name=` renames the tool alone (`rename_tool` takes the
     bindings and skills that use it along)."""
-    return update_item(session, TOOLS, agent, name, changes)
+    return recorded_update(session, TOOLS, agent, name, changes)
 
 
 @change
@@ -187,7 +214,7 @@ def create_variable(session: Session, agent: AgentRef, name: str, **fields: Any
                     ) -> models.Variable:
     """Add a binding; fields: `tool` (required), `args`, `result_field`, `path`, `format`,
     `limit`."""
-    return create_item(session, VARIABLES, agent, name, fields)
+    return _create(session, VARIABLES, agent, name, fields)
 
 
 @change
@@ -195,7 +222,7 @@ def update_variable(session: Session, agent: AgentRef, name: str, /, **changes: 
                     ) -> models.Variable:
     """Change a binding's fields; `name=` renames the binding alone (`rename_variable`
     takes the skills that use it along)."""
-    return update_item(session, VARIABLES, agent, name, changes)
+    return recorded_update(session, VARIABLES, agent, name, changes)
 
 
 @change
@@ -219,14 +246,14 @@ def create_scenario(session: Session, agent: AgentRef, name: str, **fields: Any
                     ) -> models.Scenario:
     """Add a scenario; fields: `trigger`, `message`, `history` (dicts or HistoryEntries),
     `event`, `provider`."""
-    return create_item(session, SCENARIOS, agent, name, fields)
+    return _create(session, SCENARIOS, agent, name, fields)
 
 
 @change
 def update_scenario(session: Session, agent: AgentRef, name: str, /, **changes: Any
                     ) -> models.Scenario:
     """Change a scenario's fields; `name=` renames it."""
-    return update_item(session, SCENARIOS, agent, name, changes)
+    return recorded_update(session, SCENARIOS, agent, name, changes)
 
 
 @change

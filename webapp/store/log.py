@@ -11,16 +11,28 @@ from webapp import models
 from webapp.models import utcnow
 
 from . import rules
+from .activity import record
+from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, ValidationError
 from .transactions import change
 
+#: The `source` of an entry assembled from the workspace as it is, not from a snapshot.
+DRAFT = "draft"
+
+
+def published_source(number: int) -> str:
+    """The `source` of an entry assembled from snapshot `number`: `published 3`."""
+    return f"published {number}"
+
 
 @change
 def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: str | None = None,
-                trigger: str | None = None, keep: int | None = None) -> models.ContextLogEntry:
+                trigger: str | None = None, keep: int | None = None,
+                source: str = DRAFT) -> models.ContextLogEntry:
     """Append an assembled `Context` to the agent's context log.
 
+    `source` says what it was assembled from: `DRAFT` or `published_source(number)`.
     `scenario` and `trigger` default to the ones the context was assembled for. With
     `keep`, only the newest `keep` entries of the agent are kept. Raises
     `ValidationError` for a trigger or scenario longer than its column, or a NUL in a
@@ -33,6 +45,7 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
         "trigger": trigger if trigger is not None else (getattr(context, "trigger", "") or ""),
         "document": context.document,
         "summary": getattr(context, "log_entry", "") or "",
+        "source": source,
     }
     problems = rules.text_problems("context_log", texts)
     if problems:
@@ -46,9 +59,12 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
         error_count=counts.get("error", 0),
         warning_count=counts.get("warning", 0),
         info_count=counts.get("info", 0),
+        author=current_actor(),
     )
     session.add(entry)
     session.flush()
+    record(session, agent_row, "log.append", f"#{entry.id}",
+           f"scenario {texts['scenario']}" if texts["scenario"] else "ad hoc")
     if keep is not None:
         cutoff = session.scalars(
             select(models.ContextLogEntry.id).where(models.ContextLogEntry.agent_id == agent_row.id)
@@ -85,7 +101,10 @@ def get_log_entry(session: Session, agent: AgentRef, entry_id: int) -> models.Co
 @change
 def delete_log_entry(session: Session, agent: AgentRef, entry_id: int) -> None:
     """Remove one context-log entry."""
-    session.delete(get_log_entry(session, agent, entry_id))
+    entry = get_log_entry(session, agent, entry_id)
+    record(session, entry.agent, "log.delete", f"#{entry_id}",
+           f"scenario {entry.scenario}" if entry.scenario else "ad hoc")
+    session.delete(entry)
     session.flush()
 
 
@@ -95,4 +114,6 @@ def clear_log(session: Session, agent: AgentRef) -> int:
     agent_row = get_agent(session, agent)
     result = session.execute(delete(models.ContextLogEntry)
                              .where(models.ContextLogEntry.agent_id == agent_row.id))
+    if result.rowcount:  # clearing an empty log changes nothing
+        record(session, agent_row, "log.clear", "", f"entries removed: {result.rowcount}")
     return result.rowcount

@@ -15,9 +15,10 @@ from sqlalchemy.orm import Session
 
 from webapp.pipeline import renamed_uses
 
+from .activity import names
 from .agents import AgentRef, get_agent
 from .convert import skill_fields
-from .items import TOOLS, VARIABLES, Kind, get_item, update_item
+from .items import TOOLS, VARIABLES, Kind, get_item, recorded_update, update_item
 from .skills import list_skills, save
 from .transactions import change
 from .workspaces import workspace_with
@@ -57,7 +58,7 @@ def _rename(session: Session, kind: Kind, agent: AgentRef, old: str, new: str,
             changes: dict[str, Any]) -> RenamedItem:
     agent_row = get_agent(session, agent)
     if new == old:
-        return RenamedItem(update_item(session, kind, agent_row, old, changes))
+        return RenamedItem(recorded_update(session, kind, agent_row, old, changes))
     get_item(session, kind, agent_row, old)
     # The skills as read here are what the rewrite starts from: a save by someone else
     # after this read makes the versioned update below fail, and the rename with it.
@@ -66,7 +67,10 @@ def _rename(session: Session, kind: Kind, agent: AgentRef, old: str, new: str,
     workspace = workspace_with(session, agent_row, skill_rows)
     rewritten = renamed_uses(workspace, old, new, tool=kind is TOOLS)
     bindings = tuple(v.name for v in workspace.variables if v.tool == old) if kind is TOOLS else ()
-    item = update_item(session, kind, agent_row, old, {**changes, "name": new})
+    rewrote = "; ".join(f"rewrote {what} {names(which)}" for what, which in (
+        ("bindings", bindings), ("skills", tuple(rewritten))) if which)
+    item = recorded_update(session, kind, agent_row, old, {**changes, "name": new},
+                           rewrote=rewrote)
     for binding in bindings:
         update_item(session, VARIABLES, agent_row, binding, {"tool": new})
     note = f"{kind.label} {old} renamed to {new}"

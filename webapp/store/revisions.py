@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 from webapp import models
 from webapp.pipeline import excerpt
 
+from .activity import record
 from .agents import AgentRef
 from .convert import skill_fields
 from .errors import NotFound
@@ -41,5 +42,9 @@ def restore_revision(session: Session, agent: AgentRef, d_tag: str, version: int
     row = get_skill(session, agent, d_tag)
     revision = get_revision(session, agent, d_tag, version)
     fields = {**skill_fields(revision), "d_tag": row.d_tag}
-    return save(session, row, expected_version, fields, note or f"restored version {version}",
-                fields)
+    saved = save(session, row, expected_version, fields, note or f"restored version {version}",
+                 fields)
+    if saved.version != expected_version:  # else the old version is what is saved now
+        record(session, saved.agent, "revision.restore", d_tag,
+               f"version {version} as version {saved.version}")
+    return saved

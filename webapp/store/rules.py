@@ -25,6 +25,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sqlalchemy import JSON
+
 from webapp import models
 from webapp.pipeline import ITEM_SECTIONS, check_item, item_field
 
@@ -39,6 +41,7 @@ MAX_ID = 2**31 - 1
 INTEGER_RANGES: dict[str, tuple[int, int]] = {
     "id": (1, MAX_ID), "version": (1, MAX_ID), "expected_version": (1, MAX_ID),
     "page": (1, MAX_ID), "layer": (1, 2), "limit": (0, 1_000_000),
+    "expected_latest": (0, MAX_ID),
     "max_array_items": (0, 1_000_000), "context_window": (0, 100_000_000)}
 #: Digits read at most from a whole number's text (a longer one is out of every range).
 _MAX_DIGITS = 20
@@ -51,9 +54,18 @@ COLUMN_LENGTHS: dict[str, dict[str, int]] = {
     section: {column.name: column.type.length for column in model.__table__.columns
               if getattr(column.type, "length", None)}
     for section, model in _MODELS.items()}
+#: The JSON columns of each bundle section: a string there is stored as JSON, escaped, so
+#: it may hold NUL (a tool result or a scenario event is data, not text).
+JSON_COLUMNS: dict[str, frozenset[str]] = {
+    section: frozenset(column.name for column in model.__table__.columns
+                       if isinstance(column.type, JSON))
+    for section, model in _MODELS.items()}
+#: A published snapshot's note: a line or a paragraph saying why, not a document.
+NOTE_LENGTH = 2000
 _TEXT_LENGTHS = {"context_log": {column.name: column.type.length
                                  for column in models.ContextLogEntry.__table__.columns
-                                 if getattr(column.type, "length", None)}}
+                                 if getattr(column.type, "length", None)},
+                 "published_snapshots": {"note": NOTE_LENGTH}}
 
 
 def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -62,7 +74,8 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
     problems = [(p.path, p.message) for p in check_item(section, dict(item))]
     lengths = COLUMN_LENGTHS[section]
     for key, value in item.items():
-        if not isinstance(value, str):  # JSON values are stored escaped: no NUL, no bound
+        # JSON values (even a bare string) are stored escaped: no NUL, no bound.
+        if not isinstance(value, str) or key in JSON_COLUMNS[section]:
             continue
         if "\x00" in value:
             problems.append((key, NUL_MESSAGE))
@@ -84,7 +97,7 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
 
 def text_problems(section: str, fields: Mapping[str, Any]) -> list[tuple[str, str]]:
     """NUL and column-length problems of the text `fields` of a table that is not a bundle
-    section (`context_log`)."""
+    section (`context_log`, `published_snapshots`)."""
     lengths = _TEXT_LENGTHS[section]
     problems = []
     for key, value in fields.items():

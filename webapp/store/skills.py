@@ -22,6 +22,8 @@ from webapp.models import utcnow
 from webapp.pipeline import Skill, excerpt, rename_placeholders
 
 from . import rules
+from .activity import names, record
+from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .convert import skill_fields, skill_of
 from .errors import AlreadyExists, Conflict, InUse, NotFound, ValidationError
@@ -108,7 +110,9 @@ def create_skill(session: Session, agent: AgentRef, d_tag: str, *, content: str 
     fields = _skill_input(d_tag, content, name, layer, triggers, enabled, description)
     position = session.scalar(select(func.coalesce(func.max(models.Skill.position) + 1, 0))
                               .where(models.Skill.agent_id == agent_row.id))
-    return new_skill(session, agent_row, fields, position=position or 0, note=note)
+    row = new_skill(session, agent_row, fields, position=position or 0, note=note)
+    record(session, agent_row, "skill.create", row.d_tag)
+    return row
 
 
 def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
@@ -122,7 +126,7 @@ def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
                        updated_at=now, **fields)
     insert(session, row, "d_tag", f"a skill {fields['d_tag']!r} already exists")
     session.add(models.SkillRevision(skill_id=row.id, version=1, saved_at=now, note=note,
-                                     **fields))
+                                     author=current_actor(), **fields))
     session.flush()
     return row
 
@@ -150,7 +154,7 @@ def write_skill(session: Session, row: models.Skill, expected_version: int,
     if result.rowcount != 1:
         raise Stale()
     session.add(models.SkillRevision(skill_id=row.id, version=expected_version + 1,
-                                     saved_at=now, note=note, **fields))
+                                     saved_at=now, note=note, author=current_actor(), **fields))
     session.flush()
     session.expire(row)
 
@@ -222,7 +226,11 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
         # One revision for the whole edit, the rename and the author's changes together.
         return _rename(session, get_agent(session, agent), row, expected_version,
                        edited(new_d_tag, content), submitted).skill
-    return save(session, row, expected_version, edited(d_tag, content), note, submitted)
+    saved = save(session, row, expected_version, edited(d_tag, content), note, submitted)
+    if saved.version != expected_version:  # else the save changed nothing
+        record(session, saved.agent, "skill.save", d_tag,
+               f"version {saved.version}" + (f": {note}" if note else ""))
+    return saved
 
 
 @change
@@ -232,8 +240,11 @@ def set_skill_enabled(session: Session, agent: AgentRef, d_tag: str, enabled: bo
     row = get_skill(session, agent, d_tag)
     version = row.version if expected_version is None else expected_version
     fields = {**skill_fields(row), "enabled": enabled}
-    return save(session, row, version, fields, "enabled" if enabled else "disabled",
-                {"enabled": enabled})
+    note = "enabled" if enabled else "disabled"
+    saved = save(session, row, version, fields, note, {"enabled": enabled})
+    if saved.version != version:
+        record(session, saved.agent, "skill.toggle", d_tag, f"{note}, version {saved.version}")
+    return saved
 
 
 @change
@@ -248,6 +259,8 @@ def reorder_skills(session: Session, agent: AgentRef, d_tags: Sequence[str]) -> 
     if problem:
         raise ValidationError([("order", problem)])
     by_tag = {s.d_tag: s for s in live}
+    if list(d_tags) != [s.d_tag for s in live]:
+        record(session, agent_row, "skill.reorder", "", names(list(d_tags)))
     for position, d_tag in enumerate(d_tags):
         by_tag[d_tag].position = position
     # Trashed skills keep their relative order after the live ones.
@@ -311,6 +324,8 @@ def _rename(session: Session, agent: models.Agent, row: models.Skill, version: i
     if users:
         note += f"; references rewritten in {', '.join(users)}"
     save(session, row, version, own, note, submitted)
+    record(session, agent, "skill.rename", new_d_tag, f"from {old}" + (
+        f"; references rewritten in {names(users)}" if users else ""))
     reference = f"reference {{{{{old}}}}} renamed to {{{{{new_d_tag}}}}}"
     for user_tag in users:
         user = get_skill(session, agent, user_tag)
@@ -331,6 +346,8 @@ def delete_skill(session: Session, agent: AgentRef, d_tag: str, *, force: bool =
         raise InUse(d_tag, users, "delete")
     row.deleted_at = utcnow()
     session.flush()
+    record(session, agent_row, "skill.delete", d_tag,
+           f"still referenced by {names(users)}" if users else "")
     return row
 
 
@@ -342,4 +359,5 @@ def restore_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill
         raise NotFound(f"no skill {excerpt(d_tag)} in the trash")
     row.deleted_at = None
     session.flush()
+    record(session, row.agent, "skill.restore", d_tag)
     return row

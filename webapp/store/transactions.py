@@ -69,3 +69,8 @@ def apply_changes(fields: dict[str, Any], changes: Mapping[str, Any]) -> None:
     if unknown:
         raise TypeError(f"unknown field(s): {', '.join(unknown)}")
     fields.update(changes)
+
+
+def in_change(session: Session) -> bool:
+    """Whether a `change` is running on `session` (what it writes commits with it)."""
+    return bool(session.info.get(_IN_CHANGE))

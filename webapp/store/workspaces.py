@@ -22,6 +22,7 @@ from webapp.pipeline import (
 )
 
 from . import rules
+from .activity import record
 from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent
 from .convert import agent_of, scenario_of, skill_fields, skill_of, tool_of, variable_of
 from .errors import AlreadyExists
@@ -95,6 +96,10 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     _replace_skills(session, agent, workspace.skills)
     _replace_rest(session, agent, workspace)
     session.flush()
+    record(session, agent, "import", agent.name,
+           f"{'over the existing agent' if existing is not None else 'as a new agent'}; "
+           f"skills: {len(workspace.skills)}, tools: {len(workspace.tools)}, "
+           f"variables: {len(workspace.variables)}, scenarios: {len(workspace.scenarios)}")
     # Positions and trash were set with bulk updates; reload whatever the session holds.
     session.expire_all()
     return agent

@@ -15,13 +15,18 @@ from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 from webapp import store
 
 from . import (
+    access,
+    activity,
+    activity_view,
     agent_preview,
     agents,
+    auth,
     editor,
     forms,
     help,
     history,
     log,
+    publish,
     responses,
     scenarios,
     security,
@@ -33,8 +38,9 @@ from . import (
     variables,
 )
 
-BLUEPRINTS = (agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
-              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp)
+BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
+              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp,
+              activity.bp, publish.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
@@ -59,8 +65,13 @@ def invalid(exc: store.ValidationError) -> Any:
 
 
 def register(app: Flask) -> None:
-    """Install the security layer, compression, the error pages and every blueprint on `app`."""
+    """Install access control, the security layer, compression, the error pages and every
+    blueprint on `app`."""
+    # Access first: a request its user may not make is refused before anything reads it.
+    access.init_app(app)
     security.init_app(app)
+    # A form flag that asks for a higher role is read once the CSRF check let the form in.
+    app.before_request(access.authorize_flags)
     # HTML and JSON answers are compressed (brotli, else gzip) when the client accepts it;
     # a level that costs a few milliseconds on a large preview, sent on every keystroke.
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
@@ -68,6 +79,8 @@ def register(app: Flask) -> None:
     app.config.setdefault("COMPRESS_LEVEL", 6)
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
+    # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
+    app.jinja_env.filters["who"] = activity_view.who
     app.url_map.converters["id"] = forms.IdConverter
     app.register_error_handler(store.NotFound, not_found)
     app.register_error_handler(NotFound, not_found)

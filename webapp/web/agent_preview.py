@@ -73,7 +73,8 @@ def append_log(agent: str) -> Response:
     choice, errors = picker_choice(data, workspace)
     if errors:
         abort(422, description="; ".join(f"{k}: {v}" for k, v in errors.items()))
-    entry = store.log_context(session, agent, run(workspace, choice), scenario=choice.scenario)
+    entry = store.log_context(session, agent, run(workspace, choice), scenario=choice.scenario,
+                              source=store.DRAFT)
     appended = entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
     return done("Appended the context to the log.",
                 url_for("agent_preview.show", agent=agent, **choice_args(choice, workspace)),

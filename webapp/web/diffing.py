@@ -201,10 +201,26 @@ def _common(a: list[str], b: list[str], i: int, j: int, most: int, step: int) ->
     return same
 
 
+#: A gap between anchors longer than this (both sides) is shown as replaced whole: past
+#: it, even difflib's heuristic costs more than a preview may spend on untrusted text.
+_COARSE_LINES = 20_000
+
+
 def _difflib(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
              bhi: int) -> list[Opcode]:
-    """difflib's opcodes for `a[alo:ahi]` against `b[blo:bhi]`, in whole-list positions."""
-    matcher = SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+    """difflib's opcodes for `a[alo:ahi]` against `b[blo:bhi]`, in whole-list positions.
+
+    Without `autojunk`, difflib weighs every pair of equal lines against each other, which is
+    quadratic on a long run of repeated lines (a 2,000-line skill of one repeated block: 7 s a
+    diff). Past `_DIFFLIB_LINES` its `autojunk` heuristic is used (lines repeated in more than
+    1 % of the other side anchor nothing), which bounds the work but may show more lines as
+    changed than changed; past `_COARSE_LINES`, the gap is one replacement.
+    """
+    size = (ahi - alo) + (bhi - blo)
+    if size > _COARSE_LINES:
+        tag = "replace" if ahi > alo and bhi > blo else ("delete" if ahi > alo else "insert")
+        return [(tag, alo, ahi, blo, bhi)]
+    matcher = SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=size > _DIFFLIB_LINES)
     return [(tag, i1 + alo, i2 + alo, j1 + blo, j2 + blo)
             for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
 

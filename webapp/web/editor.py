@@ -206,7 +206,8 @@ def append_log(agent: str, d_tag: str) -> Response:
     # The context the preview shows: the skill keeps its saved d_tag until it is saved.
     draft = dataclasses.replace(form.draft, d_tag=d_tag)
     context, followed = run_followed(workspace, draft, choice)
-    entry = store.log_context(session, agent, context, scenario=followed.scenario)
+    entry = store.log_context(session, agent, context, scenario=followed.scenario,
+                              source=store.DRAFT)
     appended = entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
     return done("Appended the context to the log.",
                 url_for("editor.edit", agent=agent, d_tag=d_tag, **choice_args(choice, workspace)),

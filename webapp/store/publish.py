@@ -1,0 +1,295 @@
+"""Published snapshots: what the agent is given, reviewed, numbered and immutable.
+
+A snapshot is the agent's whole workspace (settings, skills, tools, variables,
+scenarios) as its canonical bundle text, the text `export` writes
+(`bundle_text(dump_bundle(workspace))`), identified by the sha256 of that text: the same
+workspace always gives the same digest, on SQLite and PostgreSQL alike. Snapshots are
+numbered per agent from 1 and never change; publishing an older one again (`republish`,
+the rollback) adds a new number with the old content.
+
+Two reviewers publishing at once: each names the latest number they reviewed
+(`expected_latest`, 0 for none); the check and the unique (agent, number) pair make
+exactly one win, the other gets `PublishConflict`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from webapp import models
+from webapp.models import utcnow
+from webapp.pipeline import (
+    Workspace,
+    bundle_text,
+    dump_bundle,
+    dumps_json,
+    load_bundle,
+    parse_json,
+)
+
+from . import rules
+from .activity import record
+from .actor import LOCAL, current_actor
+from .agents import AgentRef, get_agent
+from .errors import NotFound, PublishConflict, ValidationError
+from .skills import list_skills
+from .transactions import change, rows
+from .workspaces import workspace_with
+
+#: The bundle sections whose items `changes_since` compares by name.
+ITEM_SECTIONS = ("tools", "variables", "scenarios")
+
+
+def canonical_text(workspace: Workspace) -> str:
+    """The canonical bundle text of `workspace`: what `export` writes, byte for byte."""
+    return bundle_text(dump_bundle(workspace))
+
+
+def digest_of(text: str) -> str:
+    """The sha256 hex digest of a canonical bundle text (its UTF-8 bytes)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def current_digest(session: Session, agent: AgentRef) -> str:
+    """The digest of the agent's workspace as it is now (the draft)."""
+    text, _ = _current(session, get_agent(session, agent))
+    return digest_of(text)
+
+
+def list_snapshots(session: Session, agent: AgentRef) -> list[models.PublishedSnapshot]:
+    """The agent's snapshots, newest first."""
+    row = get_agent(session, agent)
+    return list(session.scalars(
+        select(models.PublishedSnapshot).where(models.PublishedSnapshot.agent_id == row.id)
+        .order_by(models.PublishedSnapshot.number.desc())))
+
+
+def latest_snapshot(session: Session, agent: AgentRef) -> models.PublishedSnapshot | None:
+    """The agent's newest snapshot, or None when it was never published."""
+    row = get_agent(session, agent)
+    return session.scalars(
+        rows(models.PublishedSnapshot).where(models.PublishedSnapshot.agent_id == row.id)
+        .order_by(models.PublishedSnapshot.number.desc()).limit(1)).first()
+
+
+def get_snapshot(session: Session, agent: AgentRef, number: int | None = None
+                 ) -> models.PublishedSnapshot:
+    """Snapshot `number` of the agent (the latest when None); raises `NotFound`."""
+    row = get_agent(session, agent)
+    if number is None:
+        snapshot = latest_snapshot(session, row)
+        if snapshot is None:
+            raise NotFound(f"no published snapshot of agent {row.name!r}")
+        return snapshot
+    snapshot = session.scalars(select(models.PublishedSnapshot).where(
+        models.PublishedSnapshot.agent_id == row.id,
+        models.PublishedSnapshot.number == number)).first()
+    if snapshot is None:
+        raise NotFound(f"no snapshot #{number} of agent {row.name!r}")
+    return snapshot
+
+
+def snapshot_workspace(snapshot: models.PublishedSnapshot) -> Workspace:
+    """The pipeline `Workspace` a snapshot holds, read from its bundle text."""
+    return load_bundle(parse_json(snapshot.bundle))
+
+
+def published_workspace(session: Session, agent: AgentRef, number: int | None = None
+                        ) -> Workspace:
+    """What the agent is given: snapshot `number` (the latest when None) as a `Workspace`.
+
+    Raises `NotFound` when there is no such snapshot (or none at all).
+    """
+    return snapshot_workspace(get_snapshot(session, agent, number))
+
+
+def has_unpublished_changes(session: Session, agent: AgentRef) -> bool:
+    """Whether the workspace differs from the latest snapshot (True when never published).
+
+    Compares digests only: one load of the workspace and one hash, no assembly.
+    """
+    row = get_agent(session, agent)
+    latest = latest_snapshot(session, row)
+    return latest is None or latest.digest != current_digest(session, row)
+
+
+@change
+def publish(session: Session, agent: AgentRef, note: str, expected_latest: int
+            ) -> models.PublishedSnapshot:
+    """Publish the workspace as it is now as the next snapshot, by `current_actor()`.
+
+    Raises:
+        PublishConflict: the latest snapshot is no longer `expected_latest` (0: none).
+        ValidationError: the note cannot be stored, or nothing changed since the latest
+            snapshot (same digest).
+    """
+    row = get_agent(session, agent)
+    text, versions = _current(session, row)
+    return _append(session, row, text, versions, note, expected_latest, republished=None)
+
+
+@change
+def republish(session: Session, agent: AgentRef, number: int, note: str, expected_latest: int
+              ) -> models.PublishedSnapshot:
+    """The rollback: publish snapshot `number`'s content again, as the next number.
+
+    The draft workspace is left as it is. Raises `NotFound` for no such snapshot, and
+    what `publish` raises.
+    """
+    row = get_agent(session, agent)
+    old = get_snapshot(session, row, number)
+    return _append(session, row, old.bundle, dict(old.skill_versions), note, expected_latest,
+                   republished=old.number)
+
+
+def _current(session: Session, agent: models.Agent) -> tuple[str, dict[str, int]]:
+    """The agent's canonical bundle text now, and the version of each of its skills."""
+    skills = list_skills(session, agent)
+    text = canonical_text(workspace_with(session, agent, skills))
+    return text, {skill.d_tag: skill.version for skill in skills}
+
+
+def _append(session: Session, agent: models.Agent, text: str, versions: dict[str, int],
+            note: str, expected_latest: int, *, republished: int | None
+            ) -> models.PublishedSnapshot:
+    note = rules.normalize_text(note).strip()
+    problems = rules.text_problems("published_snapshots", {"note": note})
+    if problems:
+        raise ValidationError(problems)
+    latest = latest_snapshot(session, agent)
+    latest_number = latest.number if latest else 0
+    if expected_latest != latest_number:
+        raise PublishConflict(agent.name, expected_latest=expected_latest, latest=latest_number)
+    digest = digest_of(text)
+    if latest is not None and latest.digest == digest:
+        raise ValidationError([("snapshot", f"nothing to publish: the content is that of "
+                                            f"snapshot #{latest.number}")])
+    snapshot = models.PublishedSnapshot(
+        agent_id=agent.id, number=latest_number + 1, digest=digest, bundle=text,
+        skill_versions=versions, note=note, published_by=current_actor(),
+        published_at=utcnow(), republished=republished)
+    session.add(snapshot)
+    try:
+        session.flush()
+        again = f"again: snapshot #{republished}" if republished else ""
+        record(session, agent, "publish", f"#{snapshot.number}",
+               "; ".join(part for part in (again, note) if part))
+    except IntegrityError:  # the same number was taken meanwhile: another publish won
+        session.rollback()
+        winner = latest_snapshot(session, agent)
+        raise PublishConflict(agent.name, expected_latest=expected_latest,
+                              latest=winner.number if winner else latest_number + 1) from None
+    return snapshot
+
+
+# -- what changed since a snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class SkillChange:
+    """A skill whose version differs from the snapshot's.
+
+    `published_version` is None for a skill added since, `current_version` None for one
+    gone since (trashed or renamed away); `revisions` are the saves in between, oldest
+    first.
+    """
+
+    d_tag: str
+    published_version: int | None
+    current_version: int | None
+    revisions: tuple[models.SkillRevision, ...]
+
+    @property
+    def authors(self) -> list[str]:
+        return changed_by(self.revisions)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemChange:
+    """A tool, variable or scenario `added`, `removed` or `changed` since the snapshot."""
+
+    section: str
+    name: str
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What differs between a snapshot and the workspace now, by kind."""
+
+    skills: list[SkillChange]
+    items: list[ItemChange]
+    settings: bool  # the agent's settings (title, message mode, model, ...)
+    order: bool  # the adoption order of the skills
+
+
+def changed_by(revisions: Sequence[models.SkillRevision]) -> list[str]:
+    """The distinct authors of `revisions`, in the order they first saved; a save made
+    in the local single-user mode (no author) counts as `LOCAL`."""
+    return list(dict.fromkeys(revision.author or LOCAL for revision in revisions))
+
+
+def changes_since(session: Session, agent: AgentRef, number: int | None = None) -> Changes:
+    """What changed between snapshot `number` (the latest when None) and the workspace now.
+
+    Raises `NotFound` when there is no such snapshot.
+    """
+    row = get_agent(session, agent)
+    snapshot = get_snapshot(session, row, number)
+    published = parse_json(snapshot.bundle)
+    current = dump_bundle(workspace_with(session, row, list_skills(session, row)))
+    return Changes(
+        skills=_skill_changes(session, row, snapshot.skill_versions),
+        items=[change for section in ITEM_SECTIONS
+               for change in _item_changes(section, published[section], current[section])],
+        settings=_text(published["agent"]) != _text(current["agent"]),
+        order=[s["d_tag"] for s in published["skills"]] != [s["d_tag"] for s in current["skills"]],
+    )
+
+
+def _skill_changes(session: Session, agent: models.Agent, published: dict[str, Any]
+                   ) -> list[SkillChange]:
+    live = {skill.d_tag: skill for skill in list_skills(session, agent)}
+    every = {skill.d_tag: skill for skill in list_skills(session, agent, include_deleted=True)}
+    changes = []
+    for d_tag in [*published, *(tag for tag in live if tag not in published)]:
+        before = published.get(d_tag)
+        now = live[d_tag].version if d_tag in live else None
+        if before == now:
+            continue
+        row = every.get(d_tag)
+        revisions: tuple[models.SkillRevision, ...] = ()
+        if row is not None:
+            revisions = tuple(session.scalars(
+                select(models.SkillRevision).where(
+                    models.SkillRevision.skill_id == row.id,
+                    models.SkillRevision.version > (before or 0))
+                .order_by(models.SkillRevision.version)))
+        changes.append(SkillChange(d_tag, before, now, revisions))
+    return changes
+
+
+def _item_changes(section: str, published: list[dict[str, Any]], current: list[dict[str, Any]]
+                  ) -> list[ItemChange]:
+    before = {item["name"]: item for item in published}
+    now = {item["name"]: item for item in current}
+    changes = [ItemChange(section, name, "removed") for name in before if name not in now]
+    for name, item in now.items():
+        if name not in before:
+            changes.append(ItemChange(section, name, "added"))
+        elif _text(before[name]) != _text(item):
+            changes.append(ItemChange(section, name, "changed"))
+    return changes
+
+
+def _text(item: Any) -> str:
+    """An item as JSON text: what it is in the bundle, numbers exactly as written (two
+    dicts of `JsonNumber`s and ints compare by their text, not their Python values)."""
+    return dumps_json(item)

@@ -1,0 +1,299 @@
+"""Who may use which page: one table, checked in one place before every request.
+
+`ACCESS` maps every endpoint, per method, to the least role that may use it (`ANYONE`:
+no sign-in needed). `authorize` runs before every request (before the CSRF check, so a
+refused request is refused whatever it carries) and decides in this order:
+
+1. No account in the database: the local single-user mode, as before accounts existed.
+   A client on this machine (loopback) may do everything; any other client gets a 403
+   page saying how to create the first account, whatever server runs the app.
+2. Otherwise the request's user comes from the session (Flask-Login), and becomes the
+   store's actor (`store.set_actor`), so every change records who made it.
+3. `ANYONE` endpoints (the login page, static files) need nothing more. An anonymous
+   request elsewhere is sent to the login page, or gets a 401 from htmx and JSON; a role
+   below the one needed gets a 403 page. An endpoint missing from the table is refused
+   to everyone (`tests/web/test_access.py` fails when a route is missing from it).
+
+`RAISED_BY` adds the one rule that depends on what is sent: importing a bundle *over* an
+existing agent (`replace`) replaces it, which is an admin's. It is checked after the CSRF
+check, once the body limit of the route applies to reading the form.
+
+Templates hide what a role cannot use with `can("author")`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, g, redirect, request, url_for
+from flask.sessions import SecureCookieSessionInterface
+from flask_login import LoginManager, UserMixin, current_user
+from werkzeug.exceptions import Forbidden, Unauthorized
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from webapp import models, store
+from webapp.db import get_session
+
+from .responses import flag
+from .security import error_page
+
+#: No sign-in needed.
+ANYONE = "anyone"
+VIEWER, AUTHOR, REVIEWER, ADMIN = store.ROLES
+READ = {"GET": VIEWER}
+
+#: endpoint -> {method: the least role that may use it}. HEAD and OPTIONS go with GET.
+#: Viewers read everything, previews included (a POSTed preview or check computes and
+#: stores nothing); authors change skills, tools, variables, scenarios and agent
+#: settings, create agents, import as a new agent and append to the context log;
+#: reviewers publish and publish again; admins manage accounts, read the whole
+#: instance's activity, replace, delete and restore agents, and delete log entries.
+#: A confirmation page asks for the role of what it confirms.
+ACCESS: dict[str, dict[str, str]] = {
+    "static": {"GET": ANYONE},
+    "auth.login": {"GET": ANYONE},
+    "auth.sign_in": {"POST": ANYONE},
+    # Signing out needs nobody: a session that already ended may still press the button.
+    "auth.logout": {"POST": ANYONE},
+    "auth.account": {"GET": VIEWER},
+    "auth.change_password": {"POST": VIEWER},
+    "auth.users": {"GET": ADMIN},
+    "auth.add_user": {"POST": ADMIN},
+    "auth.update_user": {"POST": ADMIN},
+    "activity.agent": READ,
+    # Everything under /admin/ is an admin's.
+    "activity.admin": {"GET": ADMIN},
+    "agents.index": READ,
+    "agents.new": {"GET": AUTHOR},
+    "agents.create": {"POST": AUTHOR},
+    "agents.settings": READ,
+    "agents.update": {"POST": AUTHOR},
+    "agents.confirm_delete": {"GET": ADMIN},
+    "agents.delete": {"POST": ADMIN},
+    "agents.restore": {"POST": ADMIN},
+    "agents.confirm_purge": {"GET": ADMIN},
+    "agents.purge": {"POST": ADMIN},
+    "agent_preview.show": READ,
+    "agent_preview.compare": READ,
+    "agent_preview.append_log": {"POST": AUTHOR},
+    "editor.agent": READ,
+    "editor.edit": READ,
+    "editor.names": READ,
+    "editor.skill_list": READ,
+    "editor.preview_saved": READ,
+    "editor.preview": {"POST": VIEWER},
+    "editor.save": {"POST": AUTHOR},
+    "editor.append_log": {"POST": AUTHOR},
+    "editor.move": {"POST": AUTHOR},
+    "editor.order": {"POST": AUTHOR},
+    "editor.toggle": {"POST": AUTHOR},
+    "help.show": READ,
+    "history.index": READ,
+    "history.revision": READ,
+    "history.restore": {"POST": AUTHOR},
+    "log.index": READ,
+    "log.entry": READ,
+    "log.download": READ,
+    "log.delete_confirm": {"GET": ADMIN},
+    "log.delete": {"POST": ADMIN},
+    "publish.changes": READ,
+    "publish.scenario": READ,
+    "publish.download": READ,
+    "publish.publish": {"POST": REVIEWER},
+    "publish.republish": {"POST": REVIEWER},
+    "scenarios.index": READ,
+    "scenarios.edit": READ,
+    "scenarios.check": {"POST": VIEWER},
+    "scenarios.create": {"POST": AUTHOR},
+    "scenarios.update": {"POST": AUTHOR},
+    "scenarios.confirm_delete": {"GET": AUTHOR},
+    "scenarios.delete": {"POST": AUTHOR},
+    "skills.new": {"GET": AUTHOR},
+    "skills.check": {"POST": VIEWER},
+    "skills.create": {"POST": AUTHOR},
+    "skills.duplicate": {"POST": AUTHOR},
+    "tools.index": READ,
+    "tools.edit": READ,
+    "tools.preview": {"POST": VIEWER},
+    "tools.create": {"POST": AUTHOR},
+    "tools.update": {"POST": AUTHOR},
+    "tools.confirm_delete": {"GET": AUTHOR},
+    "tools.delete": {"POST": AUTHOR},
+    "transfer.index": READ,
+    "transfer.import_address": READ,
+    "transfer.export_bundle": READ,
+    "transfer.export_skill": READ,
+    "transfer.import_bundle": {"POST": AUTHOR},
+    "transfer.import_skill": {"POST": AUTHOR},
+    "trash.index": READ,
+    "trash.delete_confirm": {"GET": AUTHOR},
+    "trash.delete": {"POST": AUTHOR},
+    "trash.restore": {"POST": AUTHOR},
+    "uses.show": READ,
+    "variables.index": READ,
+    "variables.show": READ,
+    "variables.preview": {"POST": VIEWER},
+    "variables.create": {"POST": AUTHOR},
+    "variables.update": {"POST": AUTHOR},
+    "variables.confirm_delete": {"GET": AUTHOR},
+    "variables.delete": {"POST": AUTHOR},
+}
+
+#: (endpoint, method) -> (form field, role): when the field is set, the request needs the
+#: role as well.
+RAISED_BY: dict[tuple[str, str], tuple[str, str]] = {
+    ("transfer.import_bundle", "POST"): ("replace", ADMIN),
+}
+
+#: What a client elsewhere is told while no account exists.
+NO_ACCOUNTS = ("This Skill Editor has no accounts yet, so it is a single-user tool that "
+               "answers only its own machine. To share it, create the first account on the "
+               "server: skill-editor user add NAME --role admin — then sign in here.")
+
+
+class SignedIn(UserMixin):
+    """The signed-in account as the web layer sees it (Flask-Login's user object)."""
+
+    def __init__(self, user: models.User):
+        self.username = user.username
+        self.display_name = user.display_name or user.username
+        self.role = user.role
+        self._token = store.accounts.session_token(user)
+
+    def get_id(self) -> str:
+        return self._token
+
+
+def needed_role(endpoint: str, method: str) -> str | None:
+    """The least role `ACCESS` asks for, or None when the table does not name the endpoint
+    or the method (refused to everyone)."""
+    method = "GET" if method in ("HEAD", "OPTIONS") else method
+    return ACCESS.get(endpoint, {}).get(method)
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether a client address is this machine's (127.0.0.0/8, ::1)."""
+    try:
+        return ipaddress.ip_address(address or "").is_loopback
+    except ValueError:
+        return False
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether a server address to bind is this machine's only (`localhost`, 127.0.0.0/8,
+    `::1`); any other name or address may answer other machines."""
+    return host.strip("[]").lower() == "localhost" or is_loopback(host.strip("[]"))
+
+
+def local_mode() -> bool:
+    """Whether this request is in the local single-user mode (no account exists)."""
+    if "local_mode" not in g:
+        g.local_mode = not store.accounts.has_accounts(get_session())
+    return g.local_mode
+
+
+def can(role: str) -> bool:
+    """For templates: whether this request's user may do what `role` may."""
+    if local_mode():
+        return True
+    return bool(current_user.is_authenticated) and store.has_role(current_user.role, role)
+
+
+def authorize() -> Response | None:
+    """Let the request through, send it to the login page, or refuse it (401, 403)."""
+    store.set_actor(None)
+    if request.endpoint is None:
+        return None  # no route: the router answers 404 or 405
+    needed = needed_role(request.endpoint, request.method)
+    if local_mode():
+        if is_loopback(request.remote_addr) or needed == ANYONE:
+            return None
+        raise Forbidden(NO_ACCOUNTS)
+    if current_user.is_authenticated:
+        store.set_actor(current_user.username)
+    if needed == ANYONE:
+        return None
+    if not current_user.is_authenticated:
+        return sign_in_first()
+    if needed is None or not store.has_role(current_user.role, needed):
+        raise Forbidden(refusal(needed))
+    return None
+
+
+def authorize_flags() -> None:
+    """The `RAISED_BY` rules: a flag in the form that asks a higher role."""
+    raised = RAISED_BY.get((request.endpoint or "", request.method))
+    if raised is None or local_mode() or not flag(request.form.get(raised[0])):
+        return
+    if not store.has_role(current_user.role, raised[1]):
+        raise Forbidden(refusal(raised[1], f"with {raised[0]!r} set"))
+
+
+def refusal(needed: str | None, what: str = "") -> str:
+    """What a 403 page says to a signed-in user whose role is too low."""
+    if needed is None:
+        return "Nobody may use this address."
+    return (f"You are signed in as {current_user.username} ({current_user.role}); this "
+            f"{'request ' + what if what else 'page'} needs the {needed} role. Ask an admin "
+            "if you need it.")
+
+
+def sign_in_first() -> Response:
+    """An anonymous request: htmx and JSON get a 401 (htmx is told to open the login page
+    instead), a browser the login page, coming back here afterwards."""
+    if request.headers.get("HX-Request") or request.is_json or (
+            request.accept_mimetypes.best == "application/json"):
+        back = safe_next(urlsplit(request.headers.get("HX-Current-URL", "")).path)
+        body, code = error_page(Unauthorized("You are not signed in (or your session has "
+                                             "ended): sign in again."))
+        response = Response(body, code, mimetype="text/html")
+        response.headers["HX-Redirect"] = url_for("auth.login", next=back)
+        return response
+    back = request.full_path.rstrip("?") if request.method == "GET" else request.path
+    return redirect(url_for("auth.login", next=back), 303)
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after signing in: `target` if it is a path on this site, else home."""
+    home = url_for("agents.index")
+    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return home
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or any(ch < " " or ch == "\\" for ch in target):
+        return home
+    return target
+
+
+def reset_actor(exc: BaseException | None = None) -> None:
+    """After each request: nobody is the actor until the next request says who."""
+    store.set_actor(None)
+
+
+class SessionCookies(SecureCookieSessionInterface):
+    """The session cookie is `Secure` whenever the request came over HTTPS (as the browser
+    or, with `PROXY_FIX`, the reverse proxy says), or when `SESSION_COOKIE_SECURE` is set."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
+def init_app(app: Flask) -> None:
+    """Install Flask-Login, the access check, the secure cookies and, if configured,
+    ProxyFix (`PROXY_FIX`: how many reverse proxies stand in front of the app)."""
+    proxies = int(app.config.get("PROXY_FIX") or 0)
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies,  # type: ignore
+                                x_host=proxies, x_port=proxies, x_prefix=proxies)
+    app.session_interface = SessionCookies()
+    manager = LoginManager(app)
+    manager.user_loader(_load_user)
+    app.before_request(authorize)
+    app.teardown_request(reset_actor)
+    app.jinja_env.globals["can"] = can
+
+
+def _load_user(token: str) -> Any:
+    user = store.accounts.user_of_session(get_session(), token)
+    return SignedIn(user) if user is not None else None

@@ -1,0 +1,102 @@
+"""The activity lists laid out for `_activity.html`: the filter, its choices, the rows and
+the links to the pages around.
+
+What a row holds and which kinds exist is the store's (`store.activity`); this module
+only reads a request's filter and lays out what the store returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from flask import url_for
+from sqlalchemy.orm import Session
+
+from webapp import models, store
+
+from .forms import whole_number
+
+#: The filter fields a request may carry, in the order the form shows them.
+FILTER_FIELDS = ("user", "agent", "kind")
+#: Rows per page of an activity list.
+PAGE_SIZE = 50
+
+
+def who(actor: str | None) -> str:
+    """How a change's author is shown: the username, or `store.LOCAL` for the local mode."""
+    return actor or store.LOCAL
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityRow:
+    """One recorded change as the list shows it."""
+
+    at: datetime
+    who: str
+    agent: str
+    #: The agent's activity page while an agent of that name exists, else None.
+    agent_url: str | None
+    kind: str
+    said: str
+    subject: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityList:
+    """An activity page: its filter (the values asked for and the choices), rows, pager."""
+
+    action: str
+    filters: dict[str, str]
+    users: list[str]
+    #: The Agent filter's choices; None on an agent's own page, which has no Agent field.
+    agents: list[str] | None
+    kinds: list[tuple[str, list[tuple[str, str]]]]
+    rows: list[ActivityRow]
+    newest_url: str | None
+    older_url: str | None
+
+
+def kind_choices() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The Kind filter's choices, grouped: each group first as a whole, then its kinds;
+    the kinds of no group (`import`, `publish`) under "other"."""
+    groups = [(group, [(group, f"every {group} change")] + [
+        (kind, f"{kind}: {said}") for kind, said in store.KINDS.items()
+        if kind.startswith(f"{group}.")]) for group in store.KIND_GROUPS]
+    other = [(kind, f"{kind}: {said}") for kind, said in store.KINDS.items() if "." not in kind]
+    return groups + [("other", other)]
+
+
+def activity_list(session: Session, args: Mapping[str, Any], page_url: Callable[..., str],
+                  *, agent: models.Agent | None = None) -> ActivityList:
+    """The page the filter and `before` in `args` ask for; `page_url(**query)` is the
+    address of the list. With `agent`, that agent's rows only (and no Agent filter)."""
+    fields = FILTER_FIELDS if agent is None else ("user", "kind")
+    filters = {name: args[name] for name in fields if args.get(name)}
+    before = whole_number(args["before"], "before", "id") if args.get("before") else None
+    rows = store.list_activity(session, agent=agent or filters.get("agent"),
+                               actor=filters.get("user"), kind=filters.get("kind"),
+                               before=before, limit=PAGE_SIZE + 1)
+    shown = rows[:PAGE_SIZE]
+    live = {row.name for row in store.list_agents(session)}
+    return ActivityList(
+        action=page_url(), filters=filters,
+        users=[who(actor) for actor in store.activity_actors(session, agent=agent)],
+        agents=store.activity_agent_names(session) if agent is None else None,
+        kinds=kind_choices(),
+        rows=[_row(row, live) for row in shown],
+        newest_url=page_url(**filters) if before else None,
+        older_url=(page_url(**filters, before=shown[-1].id) if len(rows) > PAGE_SIZE
+                   else None))
+
+
+def _row(row: models.Activity, live: set[str]) -> ActivityRow:
+    return ActivityRow(
+        at=row.at, who=who(row.actor), agent=row.agent_name,
+        agent_url=(url_for("activity.agent", agent=row.agent_name)
+                   if row.agent_name in live else None),
+        kind=row.kind, said=store.KINDS.get(row.kind, row.kind), subject=row.subject,
+        detail=row.detail)

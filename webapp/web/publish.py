@@ -1,0 +1,98 @@
+"""Review and publish: the Changes since published page, publishing, the rollback
+(publishing an older snapshot again) and each snapshot's bundle.
+
+The store owns snapshots and their rules (`store.publish`); what the page shows is built
+in `publish_views`. Publishing is a plain form POST: a stale form (another reviewer
+published meanwhile) gets the page again with 409, the note kept and the new latest
+snapshot's diff to review.
+"""
+
+from __future__ import annotations
+
+from io import BytesIO
+
+from flask import Blueprint, Response, g, request, send_file, url_for
+
+from webapp import store
+from webapp.db import get_session
+
+from .forms import whole_number
+from .publish_views import changes_page, scenario_panel
+from .responses import done, download_name, page_or_fragment
+
+bp = Blueprint("publish", __name__)
+
+
+@bp.get("/agents/<agent>/changes")
+def changes(agent: str) -> Response:
+    """What changes for the agent when the workspace is published, and the snapshots."""
+    return changes_response(agent)
+
+
+@bp.get("/agents/<agent>/changes/scenario")
+def scenario(agent: str) -> Response:
+    """One scenario's diffs, published → now (`?name=`; none for the default inputs)."""
+    latest, change = scenario_panel(get_session(), agent, request.args.get("name"))
+    return page_or_fragment("changes_scenario.html", "_changes_scenario.html", agent=agent,
+                            latest=latest, scenario=change)
+
+
+@bp.post("/agents/<agent>/changes/publish")
+def publish(agent: str) -> Response:
+    """Publish the workspace as it is as the next snapshot."""
+    note = request.form.get("note", "")
+    expected = whole_number(request.form.get("expected_latest"), "expected_latest")
+    try:
+        snapshot = store.publish(get_session(), agent, note, expected)
+    except store.PublishConflict as exc:
+        return changes_response(agent, 409, note=note, conflict=exc)
+    except store.ValidationError as exc:
+        return changes_response(agent, 422, note=note, errors=exc.errors)
+    return done(f"Published snapshot #{snapshot.number}.", url_for("publish.changes", agent=agent))
+
+
+@bp.post("/agents/<agent>/snapshots/<id:number>/republish")
+def republish(agent: str, number: int) -> Response:
+    """The rollback: publish snapshot `number` again, as the next snapshot."""
+    note = request.form.get("note", "")
+    expected = whole_number(request.form.get("expected_latest"), "expected_latest")
+    try:
+        snapshot = store.republish(get_session(), agent, number, note, expected)
+    except store.PublishConflict as exc:
+        return changes_response(agent, 409, conflict=exc)
+    except store.ValidationError as exc:
+        return changes_response(agent, 422, errors=exc.errors)
+    return done(f"Published snapshot #{number} again as #{snapshot.number}.",
+                url_for("publish.changes", agent=agent))
+
+
+@bp.get("/agents/<agent>/snapshots/<id:number>/bundle")
+def download(agent: str, number: int) -> Response:
+    """Snapshot `number` as the bundle file it was published as."""
+    snapshot = store.get_snapshot(get_session(), agent, number)
+    return send_file(BytesIO(snapshot.bundle.encode("utf-8")), mimetype="application/json",
+                     as_attachment=True,
+                     download_name=download_name(f"{agent}.published-{number}.json"))
+
+
+@bp.app_template_global()
+def unpublished(agent: str) -> bool:
+    """For the agent's header: whether its workspace differs from the latest snapshot.
+
+    Asked once per agent and request (the layout may ask more than once): a digest
+    comparison, no assembly. An agent that does not exist has nothing unpublished.
+    """
+    known: dict[str, bool] = g.setdefault("unpublished_agents", {})
+    if agent not in known:
+        try:
+            known[agent] = store.has_unpublished_changes(get_session(), agent)
+        except store.NotFound:
+            known[agent] = False
+    return known[agent]
+
+
+def changes_response(agent: str, status: int = 200, **extra: object) -> Response:
+    """The Changes page (or its fragment), with a refused publish's note and reason."""
+    return page_or_fragment("changes.html", "_changes.html", status, agent=agent,
+                            view=changes_page(get_session(), agent),
+                            **{"note": "", "errors": {}, "conflict": None, **extra})
