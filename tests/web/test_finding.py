@@ -91,6 +91,17 @@ def test_toggle_and_move_keep_the_filter(client, simon, csrf):
     assert moved.headers["Location"] == "/agents/Simon/skills/chat?q=dm"
 
 
+def test_a_save_keeps_the_filter(client, simon, skill_form):
+    page = client.get("/agents/Simon/skills/chat?q=dm").data.decode()
+    assert '<input type="hidden" name="q" value="dm">' in page  # in the skill form
+    saved = client.post("/agents/Simon/skills/chat", data=skill_form("Saved.", q="dm"))
+    assert saved.status_code == 303
+    assert saved.headers["Location"] == "/agents/Simon/skills/chat?q=dm"
+    in_place = client.post("/agents/Simon/skills/chat", headers={"X-Save-In-Place": "1"},
+                           data=skill_form("Saved again.", version=2, q="dm"))
+    assert in_place.get_json()["url"] == "/agents/Simon/skills/chat?q=dm"
+
+
 # -- the whole order (drag and drop)
 
 

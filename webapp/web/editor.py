@@ -112,7 +112,7 @@ def save(agent: str, d_tag: str) -> Response:
     workspace = store.load_workspace(session, agent)
     choice, _ = picker_choice(data, workspace)
     url = url_for("editor.edit", agent=agent, d_tag=saved.d_tag,
-                  **choice_args(choice, workspace))
+                  q=filter_query(data) or None, **choice_args(choice, workspace))
     outcome = save_outcome(agent, saved, form.version, own_problems(workspace, saved.d_tag,
                                                                      choice))
     if request.headers.get(SAVE_IN_PLACE):
