@@ -8,6 +8,7 @@ here assembles differently from the editor, there is just no draft skill.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, g, request, url_for
@@ -16,7 +17,8 @@ from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Workspace
 
-from .agent_view import build, build_comparison
+from .agent_view import build, build_comparison, compared
+from .diff_window import DIFFS, LAYOUTS, DiffFold, diff_page
 from .document_window import VIEWS, DocumentWindow, parse_lines
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
 from .preview import Choice, run, run_followed, skill_link
@@ -86,19 +88,31 @@ def append_log(agent: str) -> Response:
 def compare(agent: str) -> Response:
     """Two scenarios, or one scenario under two triggers, side by side with their diff."""
     workspace = load_workspace(agent)
-    a, errors = side(request.args, "a", workspace)
-    default_b = a.scenario
-    if "b" not in request.args and len(workspace.scenarios) > 1:
-        names = [sc.name for sc in workspace.scenarios]
-        default_b = names[1] if a.scenario == names[0] else names[0]
-    b, errors_b = side(request.args, "b", workspace, default=default_b)
-    errors.update(errors_b)
+    a, b, errors = sides(request.args, workspace)
     comparison = build_comparison(workspace, a, b)
     return page_or_fragment(
         "agent_preview_compare.html", "_compare.html", 422 if errors else 200,
         agent=agent, comparison=comparison, errors=errors,
         scenarios=[sc.name for sc in workspace.scenarios], triggers=workspace.triggers,
-        workspace=workspace)
+        workspace=workspace, fold_url=compare_fold_url(agent, a, b))
+
+
+@bp.get("/agents/<agent>/preview/compare/lines")
+def compare_lines(agent: str) -> Response:
+    """Rows of a comparison's diff that were folded (`diff`, `layout`, `rows`): in place
+    of the fold (htmx), or as a page of their own."""
+    which, layout = request.args.get("diff"), request.args.get("layout")
+    span = parse_lines(request.args.get("rows"))
+    if which not in DIFFS or layout not in LAYOUTS or span is None:
+        abort(422, description="diff: document or messages; layout: unified or split; "
+                               "rows: like 121-340")
+    workspace = load_workspace(agent)
+    a, b, _ = sides(request.args, workspace)
+    diff = compared(run(workspace, a), run(workspace, b), which)
+    return page_or_fragment(
+        "compare_lines.html", "_compare_lines.html", agent=agent, which=which,
+        layout=layout, span=span, items=diff_page(diff, which, layout, *span),
+        fold_url=compare_fold_url(agent, a, b), back=compare_fold_url(agent, a, b)(None))
 
 
 # -- helpers
@@ -123,6 +137,31 @@ def fold_window(agent: str, workspace: Workspace, skill: str | None
         draft = dataclasses.replace(form.draft, d_tag=skill)
     context, _ = run_followed(workspace, draft, choice)
     return DocumentWindow(context, skill, link), args
+
+
+def sides(args: Any, workspace: Workspace) -> tuple[Choice, Choice, dict[str, str]]:
+    """The comparison's two sides from the query string, and what was not valid in it;
+    without `b`, the right side is the agent's other scenario (or the same one)."""
+    a, errors = side(args, "a", workspace)
+    default_b = a.scenario
+    if "b" not in args and len(workspace.scenarios) > 1:
+        names = [sc.name for sc in workspace.scenarios]
+        default_b = names[1] if a.scenario == names[0] else names[0]
+    b, errors_b = side(args, "b", workspace, default=default_b)
+    return a, b, errors | errors_b
+
+
+def compare_fold_url(agent: str, a: Choice, b: Choice) -> Callable[[DiffFold | None], str]:
+    """`url(fold)`: the address of a fold's rows of the comparison of `a` and `b`
+    (`url(None)`: the comparison page)."""
+    args = {"a": a.scenario, "a_trigger": a.trigger, "b": b.scenario, "b_trigger": b.trigger}
+
+    def url(fold: DiffFold | None) -> str:
+        if fold is None:
+            return url_for("agent_preview.compare", agent=agent, **args)
+        return url_for("agent_preview.compare_lines", agent=agent, diff=fold.which,
+                       layout=fold.layout, rows=fold.rows, **args)
+    return url
 
 
 def side(args: Any, prefix: str, workspace: Workspace, default: str | None = None

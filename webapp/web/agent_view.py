@@ -13,6 +13,7 @@ from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
+from .diff_window import Item, diff_page
 from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow
 from .preview import (
@@ -64,6 +65,11 @@ class Comparison:
     only_a: list[Diagnostic]
     only_b: list[Diagnostic]
 
+    def page(self, which: str, layout: str) -> list[Item]:
+        """The first page of the `document` or `messages` diff's table in `layout`."""
+        diff = self.document_diff if which == "document" else self.messages_diff
+        return diff_page(diff, which, layout)
+
 
 def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | None = None
           ) -> AgentPreview:
@@ -93,9 +99,15 @@ def build_comparison(workspace: Workspace, a: Choice, b: Choice) -> Comparison:
     in_a, in_b = set(left.problems), set(right.problems)
     return Comparison(
         a=left, b=right,
-        document_diff=diff_lines(left.context.document, right.context.document),
-        messages_diff=diff_lines(messages_text(left.context.messages),
-                                  messages_text(right.context.messages)),
+        document_diff=compared(left.context, right.context, "document"),
+        messages_diff=compared(left.context, right.context, "messages"),
         only_a=[d for d in left.problems if d not in in_b],
         only_b=[d for d in right.problems if d not in in_a],
     )
+
+
+def compared(left: Context, right: Context, which: str) -> Diff:
+    """The diff of two contexts' `document` or `messages` (as `messages_text`)."""
+    if which == "document":
+        return diff_lines(left.document, right.document)
+    return diff_lines(messages_text(left.messages), messages_text(right.messages))
