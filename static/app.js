@@ -299,7 +299,12 @@ document.documentElement.classList.add("js");
       area.addEventListener("scroll", syncScroll);
       const match = /^#L(\d+)$/.exec(location.hash);
       if (match) goToLine(parseInt(match[1], 10));
-      form.addEventListener("submit", function () { submitting = true; copyFilter(form); });
+      form.addEventListener("submit", function (event) {
+        // "Whole body" posts the draft to a new tab: this page stays, edits and all.
+        if (event.submitter && event.submitter.formTarget === "_blank") return;
+        submitting = true;
+        copyFilter(form);
+      });
     }
   });
 

@@ -158,3 +158,23 @@ def test_lines_are_read_as_the_address_writes_them():
     assert Fold("source", 120, 340, 12).lines == "121-340"
     assert Fold("source", 0, 1200, 1).text == "1,200 lines from 1 other skill"
     assert Fold("rendered", 0, 1, 0, other=False).text == "1 line"
+
+
+def test_a_large_documents_bodies_are_cut_and_whole_a_click_away(client, many, csrf):
+    response, data = keystroke(client, csrf, "messages")
+    html = response.data.decode()
+    assert "characters in all]" in html and 'data-copy="#body-' not in html
+    url = "/agents/Many/preview/body?skill=skill_30&amp;provider=openai"
+    assert f'formaction="{url}" formmethod="post" formtarget="_blank"' in html
+    assert len(response.data) < 40_000
+    whole = client.post(unescape(url), data=data)
+    assert whole.status_code == 200 and whole.mimetype == "application/json"
+    system = whole.get_json()["messages"][0]["content"]
+    assert "Typed now." in system and "skill 0 does" in system and "skill 59 does" in system
+    # The agent preview's bodies are links (GETs) to the saved context's.
+    page = client.get("/agents/Many/preview?shown=messages").data.decode()
+    assert ('<a class="button" href="/agents/Many/preview/body?provider=anthropic" '
+            'target="_blank">Whole body</a>') in page
+    saved = client.get("/agents/Many/preview/body?provider=anthropic").get_json()
+    assert "Typed now." not in saved["system"] and "skill 59 does" in saved["system"]
+    assert client.get("/agents/Many/preview/body?provider=other").status_code == 422

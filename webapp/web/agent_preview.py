@@ -21,7 +21,7 @@ from .agent_view import build, build_comparison, compared
 from .diff_window import DIFFS, LAYOUTS, DiffFold, diff_page
 from .document_window import VIEWS, DocumentWindow, parse_lines
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
-from .preview import Choice, run, run_followed, skill_link
+from .preview import Choice, preview_models, request_bodies, run, run_followed, skill_link
 from .preview_links import agent_links, editor_links
 from .responses import done, page_or_fragment, shown_panels
 from .workspace import load_workspace
@@ -64,6 +64,20 @@ def lines(agent: str) -> Response:
     return page_or_fragment("preview_lines.html", "_preview_lines.html", agent=agent,
                             skill=skill, view=view, span=span, args=args,
                             parts=window.expand(view, *span), **links)
+
+
+@bp.route("/agents/<agent>/preview/body", methods=["GET", "POST"])
+def body(agent: str) -> Response:
+    """A request body (`provider`: openai or anthropic) whole, as JSON: of the agent
+    preview's context, or with `skill` of the editor's preview of it (saved, or the
+    draft the form posts)."""
+    provider = request.args.get("provider")
+    workspace = load_workspace(agent)
+    window, _ = fold_window(agent, workspace, request.args.get("skill") or None)
+    bodies = {b.slug: b for b in request_bodies(window.context.messages, preview_models())}
+    if provider not in bodies:
+        abort(422, description="provider: openai or anthropic")
+    return Response(bodies[provider].text, mimetype="application/json")
 
 
 @bp.post("/agents/<agent>/preview/log")

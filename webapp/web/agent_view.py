@@ -13,6 +13,7 @@ from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
+from .cut_json import BODY_CUT
 from .diff_window import Item, diff_page
 from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow
@@ -81,12 +82,14 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
     context = run(workspace, choice)
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
+    window = DocumentWindow(context, None, link)
     return AgentPreview(
         choice=choice,
         context=context,
         cards=[message_card(m) for m in context.messages],
-        window=DocumentWindow(context, None, link),
-        bodies=request_bodies(context.messages, preview_models()),
+        window=window,
+        bodies=request_bodies(context.messages, preview_models(),
+                              0 if window.whole else BODY_CUT),
         problems=problems_of(context, budget),
         total_tokens=tokens,
         budget=budget,

@@ -35,6 +35,7 @@ from webapp.pipeline import (
 from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
+from .cut_json import BODY_CUT, cut_strings
 from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow
 
@@ -87,11 +88,19 @@ class StageView:
 
 @dataclass(frozen=True, slots=True)
 class RequestBody:
+    """A request's body; `cut` (a large document's) shows its long strings cut to that
+    many characters (`cut_strings`), the whole body is a link away."""
+
     name: str
     slug: str
-    html: Markup
     value: dict[str, Any]
     note: str | None = None
+    cut: int = 0
+
+    @property
+    def html(self) -> Markup:
+        """The body as the tab shows it: highlighted, cut if `cut` (made when shown)."""
+        return highlight_json(cut_strings(self.value, self.cut) if self.cut else self.value)
 
     @property
     def text(self) -> str:
@@ -267,16 +276,17 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     cards = [message_card(m) for m in context.messages]
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
+    window = DocumentWindow(context, draft.d_tag, link, whole)
     return Preview(
         d_tag=draft.d_tag,
         target=target,
         context=context,
         saved=saved,
         cards=cards,
-        window=DocumentWindow(context, draft.d_tag, link, whole),
+        window=window,
         document_diff=diff_lines(saved.document, context.document),
         messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
-        bodies=request_bodies(context.messages, models),
+        bodies=request_bodies(context.messages, models, 0 if window.whole else BODY_CUT),
         problems=problems_of(context, budget),
         stages=stage_views(context, target.host or draft.d_tag),
         total_tokens=tokens,
@@ -310,8 +320,10 @@ def messages_text(messages: list[dict[str, str]]) -> str:
     return "\n".join(parts)
 
 
-def request_bodies(messages: list[dict[str, str]], models: Models) -> list[RequestBody]:
-    """The request body in OpenAI's chat shape and in Anthropic's Messages shape."""
+def request_bodies(messages: list[dict[str, str]], models: Models, cut: int = 0
+                   ) -> list[RequestBody]:
+    """The request body in OpenAI's chat shape and in Anthropic's Messages shape (`cut`:
+    shown with long strings cut, see `RequestBody`)."""
     openai = {"model": models.openai, "messages": messages}
     system = [m["content"] for m in messages if m["role"] == "system"]
     rest = [m for m in messages if m["role"] != "system"]
@@ -326,13 +338,9 @@ def request_bodies(messages: list[dict[str, str]], models: Models) -> list[Reque
         note = ("Anthropic takes one top-level system prompt: the system messages that come "
                 "after other messages were moved into it.")
     return [
-        _body("OpenAI chat completions", "openai", openai),
-        _body("Anthropic Messages", "anthropic", anthropic, note),
+        RequestBody("OpenAI chat completions", "openai", openai, None, cut),
+        RequestBody("Anthropic Messages", "anthropic", anthropic, note, cut),
     ]
-
-
-def _body(name: str, slug: str, value: dict[str, Any], note: str | None = None) -> RequestBody:
-    return RequestBody(name, slug, highlight_json(value), value, note)
 
 
 def stage_views(context: Context, d_tag: str) -> list[StageView]:
