@@ -67,11 +67,11 @@ document.documentElement.classList.add("js");
       for (const key of VIEW_KEYS) {
         if (views[key] && wrap.dataset[key] !== undefined) wrap.dataset[key] = views[key];
       }
-      syncShown(wrap);
       // A tab this page does not have (the agent preview has no Diff) shows Document.
       if (wrap.dataset.tab && !wrap.querySelector('[data-panel="' + wrap.dataset.tab + '"]')) {
         wrap.dataset.tab = "document";
       }
+      syncShown(wrap);
     });
   }
   function camel(name) {

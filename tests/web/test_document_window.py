@@ -178,3 +178,10 @@ def test_a_large_documents_bodies_are_cut_and_whole_a_click_away(client, many, c
     saved = client.get("/agents/Many/preview/body?provider=anthropic").get_json()
     assert "Typed now." not in saved["system"] and "skill 59 does" in saved["system"]
     assert client.get("/agents/Many/preview/body?provider=other").status_code == 422
+
+
+def test_a_shown_field_naming_no_panel_gets_every_panel_windowed(client, many, csrf):
+    response, _ = keystroke(client, csrf, "budget")  # the editor has no Budget tab
+    html = response.data.decode()
+    assert 'class="request-body"' in html and 'id="log-entry"' not in html
+    assert FOLD.search(html) and "skill 50 does" not in html

@@ -299,11 +299,11 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     # as placeholders, filled when their tab is opened. A page of a large document shows
     # the Document's rendered view alone. A draft posted without the field (no
     # JavaScript) shows every panel and its whole document: no link could load a part
-    # of a draft again.
+    # of a draft again. (A field naming no panel shows every panel, windowed.)
     g.shown_panels = asked = shown_panels(data.get("shown"))
     context = editor_context(agent, version, shown, workspace, choice, current, fragment,
                              filter_query(data),
-                             whole=asked is None and request.method != "GET")
+                             whole=data.get("shown") is None and request.method != "GET")
     if asked is None and request.method == "GET" and context["preview"].window.large:
         g.shown_panels = PAGE_PANELS
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
