@@ -109,3 +109,20 @@ def test_the_compare_page_shows_hunks_and_loads_more(context, big_server):
     assert document.locator("tr").count() > before
     expect(more).to_have_count(1)  # the next fold
     assert errors == []
+
+
+def test_the_lists_buttons_share_one_form(context, big_server):
+    from playwright.sync_api import expect
+
+    page = open_page(context, big_server + EDITOR)
+    toggle = page.get_by_role("button", name="Enabled: skill_5", exact=True)
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    with page.expect_response(lambda r: r.url.endswith("/skills/skill_5/enabled")):
+        toggle.click()
+    expect(page.get_by_role("button", name="Enabled: skill_5", exact=True)).to_have_attribute(
+        "aria-pressed", "false")
+    with page.expect_response(lambda r: r.url.endswith("/skills/skill_5/move")):
+        page.get_by_role("button", name="Move skill_5 up", exact=True).click()
+    items = page.locator("#skill-items .skill-tag")
+    expect(items.nth(4)).to_have_text("skill_5")
+    assert page.url == big_server + EDITOR

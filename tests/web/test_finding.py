@@ -191,6 +191,19 @@ def test_order_of_a_missing_agent_is_404(client, simon, csrf):
     assert response.status_code == 404
 
 
+def test_the_lists_buttons_submit_one_shared_form(client, simon):
+    html = client.get("/agents/Simon/skills/chat?q=dm").data.decode()
+    assert html.count('<form id="skill-action" method="post" hidden>') == 1
+    shared = html[html.index('<form id="skill-action"'):]
+    assert '<input type="hidden" name="q" value="dm">' in shared[:shared.index("</form>")]
+    # Without JavaScript each button posts that form to its own address.
+    assert html.count('form="skill-action" formaction="/agents/Simon/skills/chat/move" '
+                      'hx-post="/agents/Simon/skills/chat/move" name="direction"') == 2
+    assert ('form="skill-action" formaction="/agents/Simon/skills/personality/enabled" '
+            'hx-post="/agents/Simon/skills/personality/enabled" name="enabled" value="0"') in html
+    assert '<ol id="skill-items" hx-include="#skill-action"' in html
+
+
 def test_the_list_carries_the_order_form_and_a_handle_per_skill(client, simon):
     html = client.get("/agents/Simon/skills/chat").data.decode()
     form = re.search(r'<form id="skill-order" method="post" action="/agents/Simon/order"[^>]*>',
