@@ -4,7 +4,8 @@ The app runs in a thread on a free port of 127.0.0.1 over a throw-away SQLite da
 (the demo workspace, and a 200-skill workspace from `workspaces.scale_workspace`). The
 page is the editor of one skill; each keystroke is typed into the Content field, and the
 figure is the time from the key to the end of htmx's swap of `#preview` (the debounce
-included), with the size of the preview answer (as sent, and uncompressed). Skipped,
+included), with the size of the preview answer (as sent, and uncompressed); and the load
+of the editor and of the comparison page at 200 skills (`PAGES`). Skipped,
 with a row that says why, when /usr/bin/chromium or Playwright is missing.
 """
 
@@ -66,11 +67,41 @@ def browser_rows(quick: bool = False) -> list[Row]:
                         ("demo workspace", "/agents/Simon/skills/chat", "<= 150 ms"),
                         ("200 skills of ~2 KB", "/agents/Bench/skills/skill_100", "<= 250 ms")):
                     rows += _measure(browser, base + path, label, target, keys)
+                for label, path in PAGES:
+                    rows += _page_load(browser, base + path, label, 2 if quick else 5)
                 browser.close()
         finally:
             server.shutdown()
             thread.join(timeout=10)
     return rows
+
+
+#: The pages whose load is measured, at 200 skills: the editor, and the comparison of
+#: every skill (trigger dm) with none (trigger cron), whose diff is the whole document.
+PAGES = (("editor page, 200 skills", "/agents/Bench/skills/skill_100"),
+         ("compare page, 200 skills, dm -> cron",
+          "/agents/Bench/preview/compare?a=bench&b=bench&b_trigger=cron"))
+
+# Navigation start to the end of the load event, and the HTML the page's DOM holds then.
+_LOADED = """() => { const nav = performance.getEntriesByType("navigation")[0];
+  return [nav.loadEventEnd - nav.startTime, nav.transferSize, nav.decodedBodySize,
+          document.documentElement.outerHTML.length]; }"""
+
+
+def _page_load(browser, url: str, label: str, loads: int) -> list[Row]:
+    """Navigation to load (the median of `loads` after a first, warming one) and bytes."""
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    figures = []
+    for _ in range(loads + 1):
+        page.goto(url, wait_until="load")
+        figures.append(page.evaluate(_LOADED))
+    page.close()
+    figures = figures[1:]
+    load = statistics.median(f[0] for f in figures)
+    sent, body, dom = (statistics.median(f[i] for f in figures) for i in (1, 2, 3))
+    return [(f"browser: {label}, navigation to load", f"{load:.0f} ms", "<= 1000 ms"),
+            (f"browser: {label}, HTML", f"{body / 1000:,.0f} KB",
+             f"sent as {sent / 1000:,.0f} KB; the DOM holds {dom / 1000:,.0f} KB")]
 
 
 def _measure(browser, url: str, label: str, target: str, keys: int) -> list[Row]:
@@ -98,3 +129,11 @@ def _measure(browser, url: str, label: str, target: str, keys: int) -> list[Row]
              f"{target} (debounce included)"),
             (f"browser: preview answer per keystroke, {label}",
              f"{whole / 1000:,.0f} KB", f"sent as {sent / 1000:,.0f} KB (compressed)")]
+
+
+if __name__ == "__main__":
+    # `python -m benchmarks.browser [--quick]`: this section alone.
+    import sys
+
+    for figure, measured, target in browser_rows(quick="--quick" in sys.argv[1:]):
+        print(f"{figure:<60}  {measured:>10}  {target}")

@@ -50,8 +50,10 @@ document.documentElement.classList.add("js");
   }
   // The live preview sends the open panel alone (`shown`: `diff`, `document:source`...);
   // opening a panel that came as a placeholder asks for the preview again.
+  // The editor's wrap is inside its form; the agent preview's names its picker's form
+  // (`data-form`), which is outside it.
   function syncShown(wrap) {
-    const form = wrap.closest("form");
+    const form = wrap.closest("form") || document.getElementById(wrap.dataset.form || "");
     const field = form && form.querySelector("input[data-shown]");
     if (!field) return;
     const tab = wrap.dataset.tab;
@@ -81,11 +83,11 @@ document.documentElement.classList.add("js");
       for (const key of VIEW_KEYS) {
         if (views[key] && wrap.dataset[key] !== undefined) wrap.dataset[key] = views[key];
       }
-      syncShown(wrap);
       // A tab this page does not have (the agent preview has no Diff) shows Document.
       if (wrap.dataset.tab && !wrap.querySelector('[data-panel="' + wrap.dataset.tab + '"]')) {
         wrap.dataset.tab = "document";
       }
+      syncShown(wrap);
     });
   }
   function camel(name) {
@@ -253,6 +255,14 @@ document.documentElement.classList.add("js");
     else area.focus();
   }
 
+  // The skill list's filter is a form of its own: a save (the form's submission, or
+  // Ctrl/Cmd+S) carries what it holds, so the page after it keeps the list filtered.
+  function copyFilter(form) {
+    const filter = document.getElementById("skill-filter");
+    const field = form.querySelector('input[name="q"]');
+    if (filter && field) field.value = filter.value;
+  }
+
   function snapshot(form) {
     const data = new FormData(form);
     return SKILL_FIELDS.map(function (name) { return name + "=" + (data.get(name) || ""); }).join("\u0000");
@@ -305,7 +315,12 @@ document.documentElement.classList.add("js");
       area.addEventListener("scroll", syncScroll);
       const match = /^#L(\d+)$/.exec(location.hash);
       if (match) goToLine(parseInt(match[1], 10));
-      form.addEventListener("submit", function () { submitting = true; });
+      form.addEventListener("submit", function (event) {
+        // "Whole body" posts the draft to a new tab: this page stays, edits and all.
+        if (event.submitter && event.submitter.formTarget === "_blank") return;
+        submitting = true;
+        copyFilter(form);
+      });
     }
   });
 
@@ -402,6 +417,7 @@ document.documentElement.classList.add("js");
   //    show, a conflict) is sent again as the form's ordinary submission, whose page says
   //    what happened and keeps the author's text.
   function saveInPlace(form, retried) {
+    copyFilter(form);
     const data = new FormData(form);
     const fallback = function () { submitting = true; form.requestSubmit(); };
     if (data.get("d_tag") !== form.dataset.current) { fallback(); return; }
@@ -532,10 +548,12 @@ document.documentElement.classList.add("js");
     const el = document.getElementById("status");
     if (event.detail.target && event.detail.target.id === "preview" && el && el.dataset.about === "preview") status("");
     syncTabs();
-    // An answer to a request sent before a tab was opened holds that tab as a placeholder.
-    if (event.detail.target && event.detail.target.id === "preview") {
+    // An answer to a request sent before a tab was opened holds that tab as a placeholder
+    // (the editor's #preview, the agent preview's #agent-preview).
+    const id = event.detail.target && event.detail.target.id;
+    if (id === "preview" || id === "agent-preview") {
       // The swap replaced the target: look the new one up.
-      const preview = document.getElementById("preview");
+      const preview = document.getElementById(id);
       const wrap = preview && preview.closest(".preview-wrap");
       if (wrap) syncShown(wrap);
     }

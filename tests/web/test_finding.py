@@ -91,6 +91,17 @@ def test_toggle_and_move_keep_the_filter(client, simon, csrf):
     assert moved.headers["Location"] == "/agents/Simon/skills/chat?q=dm"
 
 
+def test_a_save_keeps_the_filter(client, simon, skill_form):
+    page = client.get("/agents/Simon/skills/chat?q=dm").data.decode()
+    assert '<input type="hidden" name="q" value="dm">' in page  # in the skill form
+    saved = client.post("/agents/Simon/skills/chat", data=skill_form("Saved.", q="dm"))
+    assert saved.status_code == 303
+    assert saved.headers["Location"] == "/agents/Simon/skills/chat?q=dm"
+    in_place = client.post("/agents/Simon/skills/chat", headers={"X-Save-In-Place": "1"},
+                           data=skill_form("Saved again.", version=2, q="dm"))
+    assert in_place.get_json()["url"] == "/agents/Simon/skills/chat?q=dm"
+
+
 # -- the whole order (drag and drop)
 
 
@@ -178,6 +189,19 @@ def test_order_needs_the_csrf_token(app, client, simon, csrf):
 def test_order_of_a_missing_agent_is_404(client, simon, csrf):
     response = client.post("/agents/Nobody/order", data={"csrf_token": csrf, "order": ["x"]})
     assert response.status_code == 404
+
+
+def test_the_lists_buttons_submit_one_shared_form(client, simon):
+    html = client.get("/agents/Simon/skills/chat?q=dm").data.decode()
+    assert html.count('<form id="skill-action" method="post" hidden>') == 1
+    shared = html[html.index('<form id="skill-action"'):]
+    assert '<input type="hidden" name="q" value="dm">' in shared[:shared.index("</form>")]
+    # Without JavaScript each button posts that form to its own address.
+    assert html.count('form="skill-action" formaction="/agents/Simon/skills/chat/move" '
+                      'hx-post="/agents/Simon/skills/chat/move" name="direction"') == 2
+    assert ('form="skill-action" formaction="/agents/Simon/skills/personality/enabled" '
+            'hx-post="/agents/Simon/skills/personality/enabled" name="enabled" value="0"') in html
+    assert '<ol id="skill-items" hx-include="#skill-action"' in html
 
 
 def test_the_list_carries_the_order_form_and_a_handle_per_skill(client, simon):

@@ -51,6 +51,16 @@ def test_the_document_tab_alone_means_both_views():
     assert shown_panels(["diff"]) is None
 
 
-def test_the_page_and_the_save_ignore_it(client, simon, skill_form):
+def test_a_page_shows_every_panel_of_a_small_document(client, simon):
+    page = client.get("/agents/Simon/skills/chat").data.decode()
+    assert all(mark in page for mark in MARKS.values()) and "data-lazy" not in page
+    assert 'name="shown"' in page
+
+
+def test_a_page_asked_for_one_panel_links_to_the_others(client, simon):
+    """What a placeholder's link opens without JavaScript: the page with that panel."""
     page = client.get("/agents/Simon/skills/chat", query_string={"shown": "diff"}).data.decode()
-    assert "data-lazy" not in page and 'name="shown"' in page
+    assert MARKS["diff"] in page and MARKS["pipeline"] not in page
+    link = "/agents/Simon/skills/chat/preview?shown=pipeline"
+    assert f'<a class="nojs-only" href="{link}">Show this panel</a>' in page
+    assert MARKS["pipeline"] in client.get(link).data.decode()

@@ -19,6 +19,7 @@ from webapp.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
 from webapp.web import diffing
+from webapp.web.cut_json import cut_strings
 from webapp.web.preview import Choice, Models, build_preview
 
 from .workspaces import many_skills
@@ -87,7 +88,10 @@ def test_a_large_preview_shows_what_whole_rendering_shows():
     assert render.highlight_markdown_lines(document) == list(
         highlighting.highlight_lines(document))
     for body in preview.bodies:
-        assert body.html == highlight(body.text, JsonLexer(),
+        # A large document's body is shown with its long strings cut (`cut_json`).
+        assert body.cut
+        shown = json.dumps(cut_strings(body.value, body.cut), indent=2, ensure_ascii=False)
+        assert body.html == highlight(shown, JsonLexer(),
                                       HtmlFormatter(cssclass=render.HIGHLIGHT_CLASS))
         assert json.loads(body.text)["messages"]
     (hunk,) = preview.document_diff.hunks
@@ -115,10 +119,16 @@ def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
     monkeypatch.setattr(highlighting, "highlight_lines", highlight_block)
     monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**8))
     workspace = many_skills(30)
-    build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), Models())
+
+    def shown(text: str) -> None:  # the preview's Document tab, both views, whole
+        preview = build_preview(workspace, _typed(workspace, "skill_15", text), Choice(),
+                                Models(), whole=True)
+        [card.html for card in preview.cards], preview.window.source()
+
+    shown("A lin")
     converted.clear()
     highlighted.clear()
-    build_preview(workspace, _typed(workspace, "skill_15", "A line"), Choice(), Models())
+    shown("A line")
     # The block runs on to the separator: a line starting with "-" is not cut before.
     assert converted == highlighted == ["### Typed just now\nA line\n\n---\n\n"]
 

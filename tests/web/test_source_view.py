@@ -204,18 +204,20 @@ def test_a_keystroke_builds_only_the_edited_skills_rows(app, monkeypatch):
     monkeypatch.setattr(source_view, "_runs", LRU("test", 10**8))
     workspace = many_skills(30)
     with app.test_request_context():
-        build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), link=_link)
+        build_preview(workspace, _typed(workspace, "skill_15", "A lin"), Choice(), link=_link,
+                      whole=True).window.source()
         assert len(built) > 30
         for text in ("A line", "A line\nand one more\n\nthen a paragraph"):
             built.clear()
             preview = build_preview(workspace, _typed(workspace, "skill_15", text), Choice(),
-                                    link=_link)
+                                    link=_link, whole=True)
+            rows = preview.window.source()
             # Lines added above the later skills only shift their numbers.
             assert built == [{"skill_15"}]
             old = app.jinja_env.from_string(EDITOR_LOOP).render(
                 source=source_lines(preview.context, preview.d_tag), agent=AGENT,
                 choice_args=CHOICE_ARGS)
-            assert app.jinja_env.from_string(TABLE).render(rows=preview.source_rows) == old
+            assert app.jinja_env.from_string(TABLE).render(rows=rows) == old
 
 
 def test_numbers_follow_the_run_where_it_is_shown():

@@ -7,33 +7,77 @@ here assembles differently from the editor, there is just no draft skill.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, abort, request, url_for
+from flask import Blueprint, Response, abort, g, request, url_for
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Workspace
 
-from .agent_view import build, build_comparison
-from .forms import choice_args, parse_choice, picker_choice, request_data
-from .preview import Choice, run, skill_link
-from .responses import done, page_or_fragment
+from .agent_view import build, build_comparison, compared
+from .diff_window import DIFFS, LAYOUTS, DiffFold, diff_page
+from .document_window import VIEWS, DocumentWindow, parse_lines
+from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
+from .preview import Choice, preview_models, request_bodies, run, run_followed, skill_link
+from .preview_links import agent_links, editor_links
+from .responses import done, page_or_fragment, shown_panels
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
 
+#: What a page of the agent preview renders, unless `shown` asks for another panel.
+PAGE_PANELS = shown_panels("document:rendered")
+
 
 @bp.get("/agents/<agent>/preview")
 def show(agent: str) -> Response:
-    """The agent's context for the scenario (and overrides) in the query string."""
+    """The agent's context for the scenario (and overrides) in the query string (with
+    `shown`, that panel alone)."""
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
+    args = choice_args(choice, workspace)
+    preview = build(workspace, choice, skill_link(agent, args))
+    # As in the editor: a large document's page renders the open panel alone.
+    g.shown_panels = shown_panels(request.args.get("shown")) or (
+        PAGE_PANELS if preview.window.large else None)
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
-        **picker_context(agent, workspace, choice),
-        preview=build(workspace, choice, skill_link(agent, choice_args(choice, workspace))),
-        errors=errors)
+        **picker_context(agent, workspace, choice), **agent_links(agent, args),
+        preview=preview, errors=errors)
+
+
+@bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
+def lines(agent: str) -> Response:
+    """Lines of a large document's Document tab that were folded (`view`, `lines`): the
+    agent preview's, or with `skill` the editor's preview of that skill, saved (GET) or
+    of the draft the editor's form posts."""
+    view, span = request.args.get("view"), parse_lines(request.args.get("lines"))
+    if view not in VIEWS or span is None:
+        abort(422, description="view: rendered or source; lines: like 121-340")
+    workspace = load_workspace(agent)
+    skill = request.args.get("skill") or None
+    window, args = fold_window(agent, workspace, skill)
+    links = editor_links(agent, skill, args) if skill else agent_links(agent, args)
+    return page_or_fragment("preview_lines.html", "_preview_lines.html", agent=agent,
+                            skill=skill, view=view, span=span, args=args,
+                            parts=window.expand(view, *span), **links)
+
+
+@bp.route("/agents/<agent>/preview/body", methods=["GET", "POST"])
+def body(agent: str) -> Response:
+    """A request body (`provider`: openai or anthropic) whole, as JSON: of the agent
+    preview's context, or with `skill` of the editor's preview of it (saved, or the
+    draft the form posts)."""
+    provider = request.args.get("provider")
+    workspace = load_workspace(agent)
+    window, _ = fold_window(agent, workspace, request.args.get("skill") or None)
+    bodies = {b.slug: b for b in request_bodies(window.context.messages, preview_models())}
+    if provider not in bodies:
+        abort(422, description="provider: openai or anthropic")
+    return Response(bodies[provider].text, mimetype="application/json")
 
 
 @bp.post("/agents/<agent>/preview/log")
@@ -58,22 +102,80 @@ def append_log(agent: str) -> Response:
 def compare(agent: str) -> Response:
     """Two scenarios, or one scenario under two triggers, side by side with their diff."""
     workspace = load_workspace(agent)
-    a, errors = side(request.args, "a", workspace)
-    default_b = a.scenario
-    if "b" not in request.args and len(workspace.scenarios) > 1:
-        names = [sc.name for sc in workspace.scenarios]
-        default_b = names[1] if a.scenario == names[0] else names[0]
-    b, errors_b = side(request.args, "b", workspace, default=default_b)
-    errors.update(errors_b)
+    a, b, errors = sides(request.args, workspace)
     comparison = build_comparison(workspace, a, b)
     return page_or_fragment(
         "agent_preview_compare.html", "_compare.html", 422 if errors else 200,
         agent=agent, comparison=comparison, errors=errors,
         scenarios=[sc.name for sc in workspace.scenarios], triggers=workspace.triggers,
-        workspace=workspace)
+        workspace=workspace, fold_url=compare_fold_url(agent, a, b))
+
+
+@bp.get("/agents/<agent>/preview/compare/lines")
+def compare_lines(agent: str) -> Response:
+    """Rows of a comparison's diff that were folded (`diff`, `layout`, `rows`): in place
+    of the fold (htmx), or as a page of their own."""
+    which, layout = request.args.get("diff"), request.args.get("layout")
+    span = parse_lines(request.args.get("rows"))
+    if which not in DIFFS or layout not in LAYOUTS or span is None:
+        abort(422, description="diff: document or messages; layout: unified or split; "
+                               "rows: like 121-340")
+    workspace = load_workspace(agent)
+    a, b, _ = sides(request.args, workspace)
+    diff = compared(run(workspace, a), run(workspace, b), which)
+    return page_or_fragment(
+        "compare_lines.html", "_compare_lines.html", agent=agent, which=which,
+        layout=layout, span=span, items=diff_page(diff, which, layout, *span),
+        fold_url=compare_fold_url(agent, a, b), back=compare_fold_url(agent, a, b)(None))
 
 
 # -- helpers
+
+
+def fold_window(agent: str, workspace: Workspace, skill: str | None
+                ) -> tuple[DocumentWindow, dict[str, str]]:
+    """The window of the document a fold belongs to, and the picker's arguments: the
+    agent preview's (no `skill`), or the editor's preview of `skill` with the posted draft
+    in place (a POST) or saved (a GET), assembled where that preview is (`run_followed`)."""
+    data = request_data()[0] if request.method == "POST" else request.args
+    choice, _ = picker_choice(data, workspace)
+    args = choice_args(choice, workspace)
+    link = skill_link(agent, args)
+    if skill is None:
+        return DocumentWindow(run(workspace, choice), None, link), args
+    saved = store.skill_of(store.get_skill(get_session(), agent, skill))
+    draft = saved
+    if request.method == "POST":
+        # The preview keeps the saved d_tag until a rename is saved (as the editor does).
+        form = parse_skill_form(data, saved, from_form=not request.is_json)
+        draft = dataclasses.replace(form.draft, d_tag=skill)
+    context, _ = run_followed(workspace, draft, choice)
+    return DocumentWindow(context, skill, link), args
+
+
+def sides(args: Any, workspace: Workspace) -> tuple[Choice, Choice, dict[str, str]]:
+    """The comparison's two sides from the query string, and what was not valid in it;
+    without `b`, the right side is the agent's other scenario (or the same one)."""
+    a, errors = side(args, "a", workspace)
+    default_b = a.scenario
+    if "b" not in args and len(workspace.scenarios) > 1:
+        names = [sc.name for sc in workspace.scenarios]
+        default_b = names[1] if a.scenario == names[0] else names[0]
+    b, errors_b = side(args, "b", workspace, default=default_b)
+    return a, b, errors | errors_b
+
+
+def compare_fold_url(agent: str, a: Choice, b: Choice) -> Callable[[DiffFold | None], str]:
+    """`url(fold)`: the address of a fold's rows of the comparison of `a` and `b`
+    (`url(None)`: the comparison page)."""
+    args = {"a": a.scenario, "a_trigger": a.trigger, "b": b.scenario, "b_trigger": b.trigger}
+
+    def url(fold: DiffFold | None) -> str:
+        if fold is None:
+            return url_for("agent_preview.compare", agent=agent, **args)
+        return url_for("agent_preview.compare_lines", agent=agent, diff=fold.which,
+                       layout=fold.layout, rows=fold.rows, **args)
+    return url
 
 
 def side(args: Any, prefix: str, workspace: Workspace, default: str | None = None

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from markupsafe import Markup
-
 from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.tokens import TokenCount, count_tokens
 
+from .cut_json import BODY_CUT
+from .diff_window import Item, diff_page
 from .diffing import Diff, diff_lines
+from .document_window import DocumentWindow
 from .preview import (
     Choice,
     MessageCard,
@@ -28,7 +29,6 @@ from .preview import (
     run,
     severity_counts,
 )
-from .source_view import source_rows
 
 
 @dataclass
@@ -38,7 +38,7 @@ class AgentPreview:
     choice: Choice
     context: Context
     cards: list[MessageCard]
-    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
+    window: DocumentWindow  # the Document tab's views (see `document_window`)
     bodies: list[RequestBody]
     problems: list[Diagnostic]
     total_tokens: TokenCount
@@ -66,6 +66,11 @@ class Comparison:
     only_a: list[Diagnostic]
     only_b: list[Diagnostic]
 
+    def page(self, which: str, layout: str) -> list[Item]:
+        """The first page of the `document` or `messages` diff's table in `layout`."""
+        diff = self.document_diff if which == "document" else self.messages_diff
+        return diff_page(diff, which, layout)
+
 
 def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | None = None
           ) -> AgentPreview:
@@ -77,12 +82,14 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
     context = run(workspace, choice)
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
+    window = DocumentWindow(context, None, link)
     return AgentPreview(
         choice=choice,
         context=context,
         cards=[message_card(m) for m in context.messages],
-        source_rows=source_rows(context.document, context.provenance, None, link),
-        bodies=request_bodies(context.messages, preview_models()),
+        window=window,
+        bodies=request_bodies(context.messages, preview_models(),
+                              0 if window.whole else BODY_CUT),
         problems=problems_of(context, budget),
         total_tokens=tokens,
         budget=budget,
@@ -95,9 +102,15 @@ def build_comparison(workspace: Workspace, a: Choice, b: Choice) -> Comparison:
     in_a, in_b = set(left.problems), set(right.problems)
     return Comparison(
         a=left, b=right,
-        document_diff=diff_lines(left.context.document, right.context.document),
-        messages_diff=diff_lines(messages_text(left.context.messages),
-                                  messages_text(right.context.messages)),
+        document_diff=compared(left.context, right.context, "document"),
+        messages_diff=compared(left.context, right.context, "messages"),
         only_a=[d for d in left.problems if d not in in_b],
         only_b=[d for d in right.problems if d not in in_a],
     )
+
+
+def compared(left: Context, right: Context, which: str) -> Diff:
+    """The diff of two contexts' `document` or `messages` (as `messages_text`)."""
+    if which == "document":
+        return diff_lines(left.document, right.document)
+    return diff_lines(messages_text(left.messages), messages_text(right.messages))

@@ -37,12 +37,16 @@ from .preview import (
     run_followed,
     skill_link,
 )
+from .preview_links import editor_links
 from .responses import counted, done, flag, page_or_fragment, shown_panels, wants_fragment
 
 bp = Blueprint("editor", __name__)
 
 #: The scenario picker's query arguments, which links between skills keep.
 PICKER_FIELDS = ("scenario", "trigger", "message", "provider")
+
+#: What a page of the editor renders of the preview, unless `shown` asks for another panel.
+PAGE_PANELS = shown_panels("document:rendered")
 
 #: How often a toggle that met a concurrent save is tried again before answering 409.
 TOGGLE_TRIES = 5
@@ -108,7 +112,7 @@ def save(agent: str, d_tag: str) -> Response:
     workspace = store.load_workspace(session, agent)
     choice, _ = picker_choice(data, workspace)
     url = url_for("editor.edit", agent=agent, d_tag=saved.d_tag,
-                  **choice_args(choice, workspace))
+                  q=filter_query(data) or None, **choice_args(choice, workspace))
     outcome = save_outcome(agent, saved, form.version, own_problems(workspace, saved.d_tag,
                                                                      choice))
     if request.headers.get(SAVE_IN_PLACE):
@@ -246,15 +250,16 @@ def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
-                   choice: Choice, current: str, fragment: str, query: str = ""
-                   ) -> dict[str, Any]:
-    """Everything `editor.html` and its fragments need."""
+                   choice: Choice, current: str, fragment: str, query: str = "",
+                   whole: bool = False) -> dict[str, Any]:
+    """Everything `editor.html` and its fragments need (`whole`: the document unwindowed)."""
     scenario = workspace.scenarios_by_name.get(choice.scenario or "")
     # Only the skill list shows the problem counts and the filter, and only the form
     # carries the names block; a preview has neither.
     no_list = wants_fragment() and fragment == "_preview.html"
     args = choice_args(choice, workspace)
-    preview = build_preview(workspace, draft, choice, preview_models(), skill_link(agent, args))
+    preview = build_preview(workspace, draft, choice, preview_models(), skill_link(agent, args),
+                            whole=whole)
     return {
         "agent": agent,
         "current": current,
@@ -275,6 +280,7 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
                                                preview.target.scenario),
         "errors": {},
         "dirty": False,
+        **editor_links(agent, current, args),
     }
 
 
@@ -289,11 +295,17 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     errors = {**(errors or {}), **choice_errors}
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
     shown = draft if draft.d_tag == current else dataclasses.replace(draft, d_tag=current)
-    # A live preview asks only for the panel that is open (`shown`); the rest come as
-    # placeholders that are filled when their tab is opened (`app.js`).
-    g.shown_panels = shown_panels(data.get("shown")) if fragment == "_preview.html" else None
+    # The open panel alone (`shown`, which app.js keeps to the open tab); the rest come
+    # as placeholders, filled when their tab is opened. A page of a large document shows
+    # the Document's rendered view alone. A draft posted without the field (no
+    # JavaScript) shows every panel and its whole document: no link could load a part
+    # of a draft again. (A field naming no panel shows every panel, windowed.)
+    g.shown_panels = asked = shown_panels(data.get("shown"))
     context = editor_context(agent, version, shown, workspace, choice, current, fragment,
-                             filter_query(data))
+                             filter_query(data),
+                             whole=data.get("shown") is None and request.method != "GET")
+    if asked is None and request.method == "GET" and context["preview"].window.large:
+        g.shown_panels = PAGE_PANELS
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
 

@@ -35,8 +35,9 @@ from webapp.pipeline import (
 from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
+from .cut_json import BODY_CUT, cut_strings
 from .diffing import Diff, diff_lines
-from .source_view import source_rows
+from .document_window import DocumentWindow
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -66,9 +67,16 @@ class Models:
 @dataclass(frozen=True, slots=True)
 class MessageCard:
     role: str
-    html: Markup
+    content: str
     chars: int
     tokens: TokenCount
+
+    @property
+    def html(self) -> Markup:
+        """The content rendered, when a template asks: a large document's Document tab
+        shows a window of it (`document_window`), and rendering it all for the first time
+        costs about a second for half a megabyte."""
+        return markdown_to_html(self.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +88,19 @@ class StageView:
 
 @dataclass(frozen=True, slots=True)
 class RequestBody:
+    """A request's body; `cut` (a large document's) shows its long strings cut to that
+    many characters (`cut_strings`), the whole body is a link away."""
+
     name: str
     slug: str
-    html: Markup
     value: dict[str, Any]
     note: str | None = None
+    cut: int = 0
+
+    @property
+    def html(self) -> Markup:
+        """The body as the tab shows it: highlighted, cut if `cut` (made when shown)."""
+        return highlight_json(cut_strings(self.value, self.cut) if self.cut else self.value)
 
     @property
     def text(self) -> str:
@@ -130,7 +146,7 @@ class Preview:
     context: Context
     saved: Context
     cards: list[MessageCard]
-    source_rows: list[Markup]  # the Source tab's rows (see `source_view`)
+    window: DocumentWindow  # the Document tab's views (see `document_window`)
     document_diff: Diff
     messages_diff: Diff
     bodies: list[RequestBody]
@@ -238,14 +254,15 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
 
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
-                  models: Models = Models(), link: Callable[[str], str] | None = None
-                  ) -> Preview:
+                  models: Models = Models(), link: Callable[[str], str] | None = None,
+                  whole: bool = False) -> Preview:
     """Assemble saved and draft contexts for `choice` and build every tab's view data.
 
     Both are assembled where the draft is used (`follow`: the decision is the draft's, so
     a draft that changes its triggers is followed), the saved skills under the same target.
     `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
-    (without it, they do not link).
+    (without it, they do not link). `whole` shows the whole document even when it is
+    large (a draft previewed without JavaScript: no link could load its folds again).
     """
     drafted = with_draft(workspace, draft)
     target, followed = follow(drafted, draft.d_tag, choice)
@@ -259,16 +276,17 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     cards = [message_card(m) for m in context.messages]
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
+    window = DocumentWindow(context, draft.d_tag, link, whole)
     return Preview(
         d_tag=draft.d_tag,
         target=target,
         context=context,
         saved=saved,
         cards=cards,
-        source_rows=source_rows(context.document, context.provenance, draft.d_tag, link),
+        window=window,
         document_diff=diff_lines(saved.document, context.document),
         messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
-        bodies=request_bodies(context.messages, models),
+        bodies=request_bodies(context.messages, models, 0 if window.whole else BODY_CUT),
         problems=problems_of(context, budget),
         stages=stage_views(context, target.host or draft.d_tag),
         total_tokens=tokens,
@@ -291,8 +309,7 @@ def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:
 
 def message_card(message: dict[str, str]) -> MessageCard:
     content = message["content"]
-    return MessageCard(message["role"], markdown_to_html(content), len(content),
-                       count_tokens(content))
+    return MessageCard(message["role"], content, len(content), count_tokens(content))
 
 
 def messages_text(messages: list[dict[str, str]]) -> str:
@@ -303,8 +320,10 @@ def messages_text(messages: list[dict[str, str]]) -> str:
     return "\n".join(parts)
 
 
-def request_bodies(messages: list[dict[str, str]], models: Models) -> list[RequestBody]:
-    """The request body in OpenAI's chat shape and in Anthropic's Messages shape."""
+def request_bodies(messages: list[dict[str, str]], models: Models, cut: int = 0
+                   ) -> list[RequestBody]:
+    """The request body in OpenAI's chat shape and in Anthropic's Messages shape (`cut`:
+    shown with long strings cut, see `RequestBody`)."""
     openai = {"model": models.openai, "messages": messages}
     system = [m["content"] for m in messages if m["role"] == "system"]
     rest = [m for m in messages if m["role"] != "system"]
@@ -319,13 +338,9 @@ def request_bodies(messages: list[dict[str, str]], models: Models) -> list[Reque
         note = ("Anthropic takes one top-level system prompt: the system messages that come "
                 "after other messages were moved into it.")
     return [
-        _body("OpenAI chat completions", "openai", openai),
-        _body("Anthropic Messages", "anthropic", anthropic, note),
+        RequestBody("OpenAI chat completions", "openai", openai, None, cut),
+        RequestBody("Anthropic Messages", "anthropic", anthropic, note, cut),
     ]
-
-
-def _body(name: str, slug: str, value: dict[str, Any], note: str | None = None) -> RequestBody:
-    return RequestBody(name, slug, highlight_json(value), value, note)
 
 
 def stage_views(context: Context, d_tag: str) -> list[StageView]:

@@ -41,33 +41,42 @@ _NO_ORIGIN = Origin("")
 
 
 def source_rows(document: str, provenance: Sequence[Origin], d_tag: str | None,
-                link: Callable[[str], str] | None) -> list[Markup]:
+                link: Callable[[str], str] | None,
+                spans: Sequence[tuple[int, int]] | None = None) -> list[Markup]:
     """The rows of the Source table for `document`, whose lines came from `provenance`,
     a run of lines at a time (a template writes them one after another).
 
     `link(skill)` is the URL of a skill's editor; a line written in a skill links to its
     line there (without `link`, nothing links). With a `d_tag` (the editor), the rows of
     that skill are marked `mine` and every link carries `data-skill` and `data-line` for
-    `app.js`; with None (the agent preview), rows and links are plain.
+    `app.js`; with None (the agent preview), rows and links are plain. With `spans`
+    (`(start, end)` line ranges, 0-based, end excluded, in order), only those lines are
+    built, one item per span (the Document tab's window, `document_window`).
     """
     lines = highlight_markdown_lines(document)
     origins = list(provenance[:len(lines)])
     origins += [_NO_ORIGIN] * (len(lines) - len(origins))
     links: dict[str, Markup] = {}  # one url_for per skill and request
-    runs, start = [], 0
-    for skill, run in groupby(origins, key=attrgetter("skill")):
-        run_origins = tuple(run)
-        end = start + len(run_origins)
-        href = None
-        if skill and link is not None:
-            href = links.get(skill)
-            if href is None:
-                href = links[skill] = escape(link(skill))
-        mine = d_tag is not None and skill == d_tag
-        key = (d_tag is not None, mine, href, run_origins, tuple(lines[start:end]))
-        runs.append(_runs.get_or_compute(key, _build).numbered(start))
-        start = end
-    return runs
+
+    def rows(start: int, end: int) -> list[Markup]:
+        runs = []
+        for skill, run in groupby(origins[start:end], key=attrgetter("skill")):
+            run_origins = tuple(run)
+            stop = start + len(run_origins)
+            href = None
+            if skill and link is not None:
+                href = links.get(skill)
+                if href is None:
+                    href = links[skill] = escape(link(skill))
+            mine = d_tag is not None and skill == d_tag
+            key = (d_tag is not None, mine, href, run_origins, tuple(lines[start:stop]))
+            runs.append(_runs.get_or_compute(key, _build).numbered(start))
+            start = stop
+        return runs
+
+    if spans is None:
+        return rows(0, len(lines))
+    return [Markup("").join(rows(start, end)) for start, end in spans]
 
 
 def _run_html(marked: bool, mine: bool, href: Markup | None, origins: tuple[Origin, ...],

@@ -1,0 +1,49 @@
+"""Where a preview's placeholders lead: a panel not sent (`lazy` in `_macros.html`) and a
+fold of a large document (`_preview_folds.html`) and a request body whole, for the
+editor and the agent preview.
+
+With JavaScript a panel is asked for again by `app.js` and a fold is opened in place by
+htmx; these addresses are what a page without JavaScript follows, and the folds' htmx
+requests. The editor's folds are posted with the form, so they open the draft's document;
+the agent preview has no draft and gets them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import url_for
+
+from .document_window import Fold
+
+
+def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]:
+    """The template variables of the editor's preview of skill `d_tag`, for the picker's
+    `args`: `panel_url(panel)`, `fold_url(fold)`, `fold_method` and `body_url(body)` (a
+    request body whole, posted with the draft)."""
+    return {
+        "panel_url": lambda panel: url_for("editor.preview_saved", agent=agent, d_tag=d_tag,
+                                           shown=panel, **args),
+        "fold_url": lambda fold: fold_url(agent, fold, args, skill=d_tag),
+        "fold_method": "post",
+        "body_url": lambda body: url_for("agent_preview.body", agent=agent, skill=d_tag,
+                                         provider=body.slug, **args),
+    }
+
+
+def agent_links(agent: str, args: dict[str, str]) -> dict[str, Any]:
+    """The same for the agent preview (no skill is edited: its folds are GETs)."""
+    return {
+        "panel_url": lambda panel: url_for("agent_preview.show", agent=agent, shown=panel,
+                                           **args),
+        "fold_url": lambda fold: fold_url(agent, fold, args),
+        "fold_method": "get",
+        "body_url": lambda body: url_for("agent_preview.body", agent=agent,
+                                         provider=body.slug, **args),
+    }
+
+
+def fold_url(agent: str, fold: Fold, args: dict[str, str], skill: str | None = None) -> str:
+    """The address of `fold`'s lines (`agent_preview.lines`)."""
+    return url_for("agent_preview.lines", agent=agent, skill=skill, view=fold.view,
+                   lines=fold.lines, **args)
