@@ -56,6 +56,11 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("agents.purge", "POST"): ADMIN,
     ("agent_preview.show", "GET"): VIEWER,
     ("agent_preview.compare", "GET"): VIEWER,
+    ("agent_preview.compare_lines", "GET"): VIEWER,
+    ("agent_preview.lines", "GET"): VIEWER,
+    ("agent_preview.lines", "POST"): VIEWER,
+    ("agent_preview.body", "GET"): VIEWER,
+    ("agent_preview.body", "POST"): VIEWER,
     ("agent_preview.append_log", "POST"): AUTHOR,
     ("editor.agent", "GET"): VIEWER,
     ("editor.edit", "GET"): VIEWER,
@@ -305,3 +310,11 @@ def local_client(app) -> Any:
     with client.session_transaction() as session:
         session["csrf_token"] = TOKEN
     return client
+
+
+@pytest.mark.parametrize("header", ["X-Forwarded-For", "Forwarded", "X-Real-IP"])
+def test_without_accounts_a_request_a_proxy_forwarded_is_another_machine_s(app, header):
+    client = app.test_client()
+    response = client.get("/", headers={header: "203.0.113.5"})
+    assert response.status_code == 403
+    assert "skill-editor user add NAME --role admin" in response.get_data(as_text=True)

@@ -144,7 +144,10 @@ def list_users(session: Session) -> list[models.User]:
 def get_user(session: Session, username: str) -> models.User:
     """The account named `username` (as typed); raises `NotFound`."""
     name = normalize_username(username)
-    user = session.scalar(rows(models.User).where(models.User.username == name))
+    # A name no account can have (NUL, which PostgreSQL text cannot even hold) is looked
+    # up nowhere.
+    user = None if username_problem(name) else session.scalar(
+        rows(models.User).where(models.User.username == name))
     if user is None:
         raise NotFound(f"no account {name!r}")
     return user
@@ -225,8 +228,8 @@ def authenticate(session: Session, typed_username: str, password: str, address: 
     """The account these credentials open, signed in now; raises `Throttled` when too many
     attempts failed lately (nothing is checked then), else `SignInFailed` (recorded)."""
     now = now or utcnow()
-    username = normalize_username(typed_username)[:models.TYPED_NAME_LENGTH]
-    address = (address or "unknown")[:models.ADDRESS_LENGTH]
+    username = _storable(normalize_username(typed_username), models.TYPED_NAME_LENGTH)
+    address = _storable(address or "unknown", models.ADDRESS_LENGTH)
     retry_at = throttled_until(session, username, address, now)
     if retry_at is not None:
         raise Throttled(retry_at, now)
@@ -315,6 +318,12 @@ def _keep_an_admin(session: Session, user: models.User, action: str) -> None:
     if len(admins) <= 1:
         raise ValidationError([("role", f"cannot {action} {user.username!r}: it is the last "
                                         "enabled admin")])
+
+
+def _storable(typed: str, length: int) -> str:
+    """What was typed, as the failures table can keep it: NUL (which PostgreSQL text cannot
+    hold, and no account name has) made U+FFFD, cut to the column's length."""
+    return typed.replace("\x00", "\ufffd")[:length]
 
 
 def _display_name_problem(display_name: str) -> str | None:

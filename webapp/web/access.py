@@ -5,7 +5,8 @@ no sign-in needed). `authorize` runs before every request (before the CSRF check
 refused request is refused whatever it carries) and decides in this order:
 
 1. No account in the database: the local single-user mode, as before accounts existed.
-   A client on this machine (loopback) may do everything; any other client gets a 403
+   A client on this machine (loopback, and not forwarded by a reverse proxy the app was
+   not told of) may do everything; any other client gets a 403
    page saying how to create the first account, whatever server runs the app.
 2. Otherwise the request's user comes from the session (Flask-Login), and becomes the
    store's actor (`store.set_actor`), so every change records who made it.
@@ -28,7 +29,7 @@ import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, g, redirect, request, url_for
+from flask import Flask, Response, current_app, g, redirect, request, url_for
 from flask.sessions import SecureCookieSessionInterface
 from flask_login import LoginManager, UserMixin, current_user
 from werkzeug.exceptions import Forbidden, Unauthorized
@@ -78,6 +79,11 @@ ACCESS: dict[str, dict[str, str]] = {
     "agents.purge": {"POST": ADMIN},
     "agent_preview.show": READ,
     "agent_preview.compare": READ,
+    "agent_preview.compare_lines": READ,
+    # A folded part of a preview, or a whole request body: of the draft a form posts too,
+    # computed and stored nowhere, as a preview is.
+    "agent_preview.lines": {"GET": VIEWER, "POST": VIEWER},
+    "agent_preview.body": {"GET": VIEWER, "POST": VIEWER},
     "agent_preview.append_log": {"POST": AUTHOR},
     "editor.agent": READ,
     "editor.edit": READ,
@@ -148,6 +154,9 @@ RAISED_BY: dict[tuple[str, str], tuple[str, str]] = {
     ("transfer.import_bundle", "POST"): ("replace", ADMIN),
 }
 
+#: Headers a reverse proxy adds: a request carrying one came through a proxy, from elsewhere.
+FORWARDING_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
+
 #: What a client elsewhere is told while no account exists.
 NO_ACCOUNTS = ("This Skill Editor has no accounts yet, so it is a single-user tool that "
                "answers only its own machine. To share it, create the first account on the "
@@ -182,6 +191,18 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
+def from_this_machine() -> bool:
+    """Whether the client is this machine: a loopback address that no reverse proxy the app
+    was not told of (`PROXY_FIX`) forwarded. Behind a proxy on the same machine every
+    client arrives from loopback; with `PROXY_FIX`, ProxyFix has already put the client's
+    own address in `remote_addr`."""
+    if not is_loopback(request.remote_addr):
+        return False
+    if int(current_app.config.get("PROXY_FIX") or 0):
+        return True
+    return not any(name in request.headers for name in FORWARDING_HEADERS)
+
+
 def is_loopback_host(host: str) -> bool:
     """Whether a server address to bind is this machine's only (`localhost`, 127.0.0.0/8,
     `::1`); any other name or address may answer other machines."""
@@ -209,7 +230,7 @@ def authorize() -> Response | None:
         return None  # no route: the router answers 404 or 405
     needed = needed_role(request.endpoint, request.method)
     if local_mode():
-        if is_loopback(request.remote_addr) or needed == ANYONE:
+        if from_this_machine() or needed == ANYONE:
             return None
         raise Forbidden(NO_ACCOUNTS)
     if current_user.is_authenticated:
