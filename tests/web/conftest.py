@@ -19,6 +19,8 @@ import webapp
 from webapp import db, store
 from webapp.pipeline import load_bundle
 
+from .workspaces import many_skills
+
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
 RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
 TOKEN = "test-csrf-token"
@@ -40,6 +42,14 @@ def relay_watch(app) -> str:
     with app.app_context():
         store.import_bundle(db.get_session(), load_bundle(RELAY_WATCH))
     return "Relay Watch"
+
+
+@pytest.fixture
+def many(app) -> str:
+    """60 skills of about 20 lines (a document of about 1,300 lines) as agent `Many`."""
+    with app.app_context():
+        store.import_bundle(db.get_session(), many_skills(60))
+    return "Many"
 
 
 def is_page(response) -> bool:

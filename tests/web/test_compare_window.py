@@ -9,7 +9,6 @@ from html import unescape
 
 import pytest
 
-from webapp import db, store
 from webapp.pipeline import assemble
 from webapp.web import diff_window
 from webapp.web.diff_window import DiffFold, HunkHeader, diff_page, table_rows
@@ -23,14 +22,6 @@ from .workspaces import many_skills
 COMPARE = "/agents/Many/preview/compare?a=dm&b=dm&b_trigger=cron"
 FOLD = re.compile(r'<a class="fold-link" href="([^"]+)" hx-get="\1"\s+'
                   r'hx-target="closest \.fold" hx-swap="outerHTML">([^<]+)</a>')
-
-
-@pytest.fixture
-def many(app) -> str:
-    """60 skills of about 20 lines (a document of about 1,300 lines) as agent `Many`."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), many_skills(60))
-    return "Many"
 
 
 def test_a_large_comparison_sends_a_page_of_each_diff(client, many):

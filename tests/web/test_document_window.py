@@ -11,7 +11,6 @@ from html import unescape
 import brotli
 import pytest
 
-from webapp import db, store
 from webapp.pipeline import assemble
 from webapp.render import markdown_to_html
 from webapp.web import document_window
@@ -24,14 +23,6 @@ from .workspaces import many_skills
 EDITOR = "/agents/Many/skills/skill_30"
 FOLD = re.compile(r'<a class="fold-link" href="([^"]+)" hx-(get|post)="\1"\s+'
                   r'hx-target="closest \.fold" hx-swap="outerHTML">([^<]+)</a>')
-
-
-@pytest.fixture
-def many(app) -> str:
-    """60 skills of about 20 lines (a document of about 1,300 lines) as agent `Many`."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), many_skills(60))
-    return "Many"
 
 
 def keystroke(client, csrf, shown: str, text: str = "Typed now.", **headers):
