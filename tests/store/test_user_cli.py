@@ -252,3 +252,13 @@ def test_local_is_not_a_username(cli, admin):
     assert result.exit_code == 1
     assert "error: username: 'local' is kept for the changes made without an account" in (
         result.stderr)
+
+
+def test_as_names_the_author_of_a_logged_assemble(cli, database_url, admin):
+    cli("import", SIMON)
+    result = cli("assemble", "--agent", "Simon", "--log", before=("--as", "root"))
+    assert result.exit_code == 0, result.stderr
+    assert "logged as context-log entry #" in result.stderr
+    with db.session_scope(database_url) as session:
+        entries = store.list_log(session, "Simon")
+        assert [entry.author for entry in entries] == ["root"]
