@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-PYTEST=("$VENV/bin/python" -m pytest)
+# One worker per core (TEST_WORKERS=1 for a single process): each test has its own database
+# and its own free ports, so the tests share nothing but the machine.
+PYTEST=("$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-auto}")
 
 echo "== ruff check (the style pyproject.toml selects, 100-character lines) =="
 "$VENV/bin/ruff" check .
