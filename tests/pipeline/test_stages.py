@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Variable, Workspace, assemble
 from webapp.pipeline.assemble import Unresolved, _PlainLookups, run_plain_skill
 from webapp.pipeline.blocks import Block, parse_skill, splice
+from webapp.pipeline.headings import bump_headings, bump_text
 from webapp.pipeline.result import Origin
 from webapp.pipeline.stages import (
     STAGES,
@@ -26,7 +30,7 @@ def plain_run(content: str, values: dict | None = None) -> SkillRun:
 
 
 def body(run: SkillRun) -> list[Block]:
-    return [Block(None, "s", run.parsed.lines)]
+    return [run.body]
 
 
 def texts(blocks: list[Block]) -> list[tuple[str | None, list[str]]]:
@@ -56,14 +60,14 @@ def test_split_into_roles_alone():
 
 def test_resolve_variables_alone_keeps_origins_and_never_rescans_values():
     run = plain_run("a {{x}} b", {"x": Resolved("1\n{{y}}", "tool")})
-    [block] = resolve_variables(run, [Block("system", "s", run.parsed.lines)])
+    [block] = resolve_variables(run, [Block.of_lines("system", "s", run.parsed.lines)])
     assert [t for t, _ in block.lines] == ["a 1", "{{y}} b"]
     assert [o.kind for _, o in block.lines] == ["skill", "tool"]
 
 
 def test_resolve_variables_alone_reports_unknown_names_with_suggestions():
     run = plain_run("{{agent_npb}}", {"agent_npb": Unresolved(("agent_npub",))})
-    resolve_variables(run, [Block("system", "s", run.parsed.lines)])
+    resolve_variables(run, [Block.of_lines("system", "s", run.parsed.lines)])
     [d] = run.diagnostics
     assert (d.code, d.skill, d.line) == ("unknown-variable", "s", 1)
     assert "did you mean `agent_npub`?" in d.message
@@ -71,7 +75,7 @@ def test_resolve_variables_alone_reports_unknown_names_with_suggestions():
 
 def test_bump_headings_alone():
     run = plain_run("# A\n###### F")
-    [block] = bump_block_headings(run, [Block("system", "s", run.parsed.lines)])
+    [block] = bump_block_headings(run, [Block.of_lines("system", "s", run.parsed.lines)])
     assert [t for t, _ in block.lines] == ["## A", "###### F"]
     assert [d.code for d in run.diagnostics] == ["heading-clamped"]
 
@@ -83,10 +87,86 @@ def test_expand_references_alone_leaves_a_skill_that_embeds_nothing_as_it_is():
 
 
 def test_splice_joins_the_first_and_last_lines_to_the_text_around():
-    out: list = []
     at, value = Origin("skill", "s", 1), Origin("tool", "s", 1, "t")
-    splice("a X b", at, [(2, 3, [("1", value), ("2", value), ("3", value)])], out)
-    assert out == [("a 1", at), ("2", value), ("3 b", value)]
+    block = Block("system", "s", "a X b", (at,))
+    spliced = splice(block, [(2, 3, ["1", "2", "3"], [value] * 3)])
+    assert spliced.lines == [("a 1", at), ("2", value), ("3 b", value)]
+
+
+def test_splice_copies_the_lines_between_replacements_with_their_origins():
+    o = [Origin("skill", "s", n) for n in range(1, 7)]
+    value = Origin("tool", "s", 2, "t")
+    block = Block("system", "s", "one\nX two\nthree\nfour\n  Y\nsix", tuple(o))
+    spliced = splice(block, [(4, 5, ["1", "2"], [value] * 2), (23, 24, ["v"], [value])])
+    assert spliced.lines == [("one", o[0]), ("1", value), ("2 two", value), ("three", o[2]),
+                             ("four", o[3]), ("  v", value), ("six", o[5])]
+    assert splice(block, []) is block
+
+
+def test_the_whole_text_bump_handles_plain_text_and_leaves_the_rest_to_the_lines():
+    assert bump_text("# a\ntext\n   ## b\n#tag\n- item") == "## a\ntext\n### b\n#tag\n- item"
+    assert bump_text("no headings") == "no headings"
+    for needs_lines in ("a\n```\n# b\n```", "a\n---", "Title\n===", "###### six", "x\n~~~"):
+        assert bump_text(needs_lines) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([
+    "# a", "  ## b", "   ### c", "    # code", "###### f", "####### g", "#x", "#", "#\t", "#\r",
+    "##### e", "```", "~~~", "  ```py", "---", "===", " - ", "\t---", "- item", "1. one", "> q",
+    "text", "", " ", "{{x}}"]), max_size=14))
+def test_the_whole_text_bump_gives_what_the_line_by_line_bump_gives(lines):
+    bumped = bump_text("\n".join(lines))
+    if bumped is not None:
+        assert bumped == "\n".join(text for text, _ in bump_headings([(t, 0) for t in lines]))
+
+
+def line_by_line_splice(lines, replacements):
+    """The rule of `splice`, one line at a time: what the block-level splice must give."""
+    out = []
+    for number, (text, origin) in enumerate(lines):
+        current, current_origin, pos = "", origin, 0
+        for start, end, texts, origins in replacements.get(number, ()):
+            current += text[pos:start]
+            pos = end
+            if not texts:
+                continue
+            if not current.strip(" \t"):
+                current_origin = origins[0]
+            if len(texts) == 1:
+                current += texts[0]
+                continue
+            out.append((current + texts[0], current_origin))
+            out.extend(zip(texts[1:-1], origins[1:-1], strict=True))
+            current, current_origin = texts[-1], origins[-1]
+        out.append((current + text[pos:], current_origin))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["ab", " ", "X", "\t", "-"]), max_size=6).map("".join),
+                min_size=1, max_size=8),
+       st.lists(st.lists(st.sampled_from(["", "v", " ", "w w"]), max_size=3), max_size=12),
+       st.randoms())
+def test_splice_gives_what_the_line_by_line_rule_gives(lines, values, rng):
+    origins = [Origin("skill", "s", n) for n in range(1, len(lines) + 1)]
+    block = Block("system", "s", "\n".join(lines), tuple(origins))
+    starts = [0]
+    for text in lines:
+        starts.append(starts[-1] + len(text) + 1)
+    spans = sorted((number, index) for number, text in enumerate(lines)
+                   for index, char in enumerate(text) if char == "X")
+    by_line: dict = {}
+    replacements = []
+    for (number, index), texts in zip(spans, values, strict=False):  # values may run out
+        if rng.random() < 0.3:
+            continue
+        value = Origin("tool", "s", number + 1, f"v{len(replacements)}")
+        rep = (index, index + 1, texts, [value] * len(texts))
+        by_line.setdefault(number, []).append(rep)
+        replacements.append((starts[number] + index, starts[number] + index + 1, *rep[2:]))
+    assert splice(block, replacements).lines == line_by_line_splice(
+        list(zip(lines, origins, strict=True)), by_line)
 
 
 def workspace(content: str = "Hi {{name}}", result: str = "Ann", fmt: str | None = None

@@ -22,13 +22,13 @@ import sys
 from collections.abc import Hashable, Mapping, Sequence
 from typing import NamedTuple
 
-from .blocks import Line, ParsedSkill, Piece, parse_skill, trim_blank
+from .blocks import ParsedSkill, Piece, parse_skill
 from .formatters import FormatOptions
 from .log_entry import format_log_entry
 from .memo import memo, str_bytes, tuple_bytes
 from .messages import MESSAGE_MODES, Message, document_of, user_fallback
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
-from .stages import SkillResult, SkillRun, TemplateInputs, expand_lines, run_stages
+from .stages import Lines, SkillResult, SkillRun, TemplateInputs, expand_block, run_stages
 from .variables import Resolved, Resolver
 from .workspace import Scenario, Skill, Workspace
 
@@ -135,7 +135,7 @@ class _Run:
         self.resolver = Resolver(workspace, scenario, message)
         # Each embedded skill is expanded once per assembly (with its d_tag on the stack
         # of the place it is first embedded) and reused: cost is linear in the skills.
-        self.expanded: dict[str, tuple[Sequence[Line], int]] = {}
+        self.expanded: dict[str, tuple[Lines, int]] = {}
         self.embeddings = 0
         self.embedded_chars = 0  # in all expansions of this assembly
         self.building: dict[tuple[str, ...], int] = {}  # characters of each expansion
@@ -162,7 +162,7 @@ class _Run:
         return not self.workspace.skills_by_tag.keys().isdisjoint(names)
 
     def embed(self, skill: SkillRun, name: str, at: Origin,
-              stack: tuple[str, ...]) -> Sequence[Line] | None:
+              stack: tuple[str, ...]) -> Lines | None:
         embedded = self.workspace.skills_by_tag.get(name)
         if embedded is None:
             return None
@@ -170,16 +170,16 @@ class _Run:
             chain = " → ".join((*stack[stack.index(name):], name))
             skill.diag("error", "reference-cycle",
                        f"reference cycle {chain}: `{{{{{name}}}}}` left empty", at, name=name)
-            return ()
+            return (), ()
         if len(stack) > MAX_REFERENCE_DEPTH:
             skill.diag("error", "reference-depth",
                        f"`{{{{{name}}}}}` is nested more than {MAX_REFERENCE_DEPTH} references "
                        f"deep; left empty", at, name=name)
-            return ()
+            return (), ()
         if not embedded.enabled:
             skill.diag("warning", "reference-disabled",
                        f"`{{{{{name}}}}}` refers to a disabled skill; left empty", at, name=name)
-            return ()
+            return (), ()
         parsed: ParsedSkill = parse_skill(name, self.content_of(embedded))
         if parsed.template_text is not None:
             skill.diag("warning", "template-in-embed",
@@ -187,9 +187,12 @@ class _Run:
                        at, name=name)
         found = self.expanded.get(name)
         if found is None:
-            lines = trim_blank(parsed.lines if not self.embeds(parsed.names)
-                               else expand_lines(skill, parsed.lines, (*stack, name)))
-            found = self.expanded[name] = (lines, sum(len(text) + 1 for text, _ in lines))
+            block = parsed.block()
+            if self.embeds(parsed.names):
+                block = expand_block(skill, block, (*stack, name))
+            text, origins = block.trimmed()
+            found = self.expanded[name] = (
+                (text.split("\n") if origins else (), origins), len(text) + 1 if origins else 0)
         lines, chars = found
         size = self.building.get(stack, 0)  # of the text `{{name}}` is being embedded in
         if (self.embeddings >= MAX_EMBEDDINGS or size + chars > MAX_EMBEDDED_CHARS
@@ -201,7 +204,7 @@ class _Run:
                            f"({MAX_EMBEDDED_CHARS:,} characters in one skill's text, "
                            f"{MAX_EMBEDDINGS:,} embeddings in all); `{{{{{name}}}}}` and the "
                            f"references past it are left empty", at, name=name)
-            return ()
+            return (), ()
         self.building[stack] = size + chars
         self.embeddings += 1
         self.embedded_chars += chars

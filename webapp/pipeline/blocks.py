@@ -30,17 +30,57 @@ ORIGIN_BYTES = 64 << 20
 
 @dataclass(slots=True)
 class Block:
-    """A run of lines from one skill: of one role once roles are split (`role` is None
-    before that)."""
+    """A run of lines from one skill (of one role once roles are split: `role` is None
+    before that), kept as its text and one origin per line.
+
+    Whole text, not a tuple per line: a stage finds the few places it must change with
+    scans in C (`splice`, `headings.bump_text`) and copies the rest as it is, text and
+    origins in runs, which is most of what makes a cold assembly cheap.
+    """
 
     role: str | None
     skill: str | None
-    lines: Sequence[Line]
+    text: str  # the lines joined by "\n" ("" for no lines, and for one empty line)
+    origins: tuple[Origin, ...]  # one per line: how many lines there are
 
-    def text(self) -> str:
+    @classmethod
+    def of_lines(cls, role: str | None, skill: str | None, lines: Sequence[Line]) -> Block:
+        if not lines:
+            return cls(role, skill, "", ())
+        texts, origins = zip(*lines, strict=True)
+        return cls(role, skill, "\n".join(texts), origins)
+
+    @property
+    def lines(self) -> list[Line]:
+        """The block line by line, for the stages that must look at every line."""
+        return list(zip(self.text.split("\n"), self.origins, strict=True)) if self.origins else []
+
+    def traced(self) -> str:
         """The block as the stage trace shows it: its role marker (once known), its lines."""
-        body = "\n".join(text for text, _ in self.lines)
-        return body if self.role is None else f"{self.role}:\n{body}"
+        return self.text if self.role is None else f"{self.role}:\n{self.text}"
+
+    def trimmed(self) -> tuple[str, tuple[Origin, ...]]:
+        """The text and origins without the leading and trailing blank lines, looking at
+        those lines only."""
+        text, origins = self.text, self.origins
+        first, last, start, end = 0, len(origins), 0, len(text)  # lines [first, last)
+        while first < last:
+            cut = text.find("\n", start, end)
+            line_end = end if cut < 0 else cut
+            if text[start:line_end].strip():
+                break
+            first, start = first + 1, line_end + 1
+        while last > first:
+            cut = text.rfind("\n", start, end)
+            line_start = start if cut < 0 else cut + 1
+            if text[line_start:end].strip():
+                break
+            last, end = last - 1, line_start - 1
+        if first == last:
+            return "", ()
+        if first == 0 and last == len(origins):
+            return text, origins
+        return text[start:end], origins[first:last]
 
 
 class Piece(NamedTuple):
@@ -53,9 +93,8 @@ class Piece(NamedTuple):
 
     @classmethod
     def of(cls, block: Block) -> Piece:
-        lines = trim_blank(block.lines)
-        texts, origins = zip(*lines, strict=True) if lines else ((), ())
-        return cls(block.role or "system", block.skill, "\n".join(texts), origins)
+        text, origins = block.trimmed()
+        return cls(block.role or "system", block.skill, text, origins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +116,18 @@ class ParsedSkill:
 
     @property
     def lines(self) -> tuple[Line, ...]:
-        """The body's lines, each with its origin (`skill`, the d_tag, its line): made on
-        each use, so a stage run keeps them (`SkillRun.lines`)."""
-        if not self.count:  # the text opens with `---template---`
-            return ()
-        return tuple(zip(self.body.split("\n"), skill_origins(self.d_tag, self.count),
-                         strict=True))
+        """The body's lines, each with its origin (`skill`, the d_tag, its line)."""
+        return tuple(zip(self.body.split("\n"), self.origins, strict=True)) if self.count else ()
+
+    @property
+    def origins(self) -> tuple[Origin, ...]:
+        """The origin of each line of the body (none when the text opens with
+        `---template---`)."""
+        return skill_origins(self.d_tag, self.count) if self.count else ()
+
+    def block(self) -> Block:
+        """The body as one block, before any stage."""
+        return Block(None, self.d_tag, self.body, self.origins)
 
 
 #: Origins are shared in runs of this many lines (see `skill_origins`).
@@ -98,8 +143,11 @@ def _run_weight(args: tuple[Hashable, ...], run: tuple[Origin, ...]) -> int:
 #: lines): three agents of 4,000 skills of 60 lines.
 @memo(max_bytes=ORIGIN_BYTES, weight=_run_weight)
 def _origin_run(d_tag: str, start: int) -> tuple[Origin, ...]:
-    return tuple(Origin("skill", d_tag, number)
-                 for number in range(start + 1, start + ORIGIN_RUN + 1))
+    # `tuple.__new__` makes each named tuple in C: a third of the time of `Origin(...)`,
+    # which is most of what a skill's first parse costs besides its scan.
+    return tuple(map(tuple.__new__, itertools.repeat(Origin), zip(
+        itertools.repeat("skill"), itertools.repeat(d_tag),
+        range(start + 1, start + ORIGIN_RUN + 1), itertools.repeat(None))))
 
 
 def skill_origins(d_tag: str, count: int) -> tuple[Origin, ...]:
@@ -138,8 +186,9 @@ def split_roles(texts: Sequence[str]) -> list[tuple[str, int, int]]:
 
 def _parsed_weight(args: tuple[Hashable, ...], parsed: ParsedSkill) -> int:
     d_tag, content = args
+    # The names are interned, shared by every skill that uses them: a pointer each.
     weight = (tuple_bytes(2) + str_bytes(d_tag) + str_bytes(content) + 120
-              + tuple_bytes(len(parsed.names)) + sum(str_bytes(n) for n in parsed.names)
+              + tuple_bytes(len(parsed.names))
               + tuple_bytes(len(parsed.roles)) + 64 * len(parsed.roles))
     if parsed.body is not content:
         weight += str_bytes(parsed.body)
@@ -170,52 +219,79 @@ def parse_skill(d_tag: str, content: str) -> ParsedSkill:
     return ParsedSkill(d_tag, body, count, names, roles, template_text, template_line)
 
 
-def trim_blank(lines: Sequence[Line]) -> Sequence[Line]:
-    """Drop the leading and trailing blank lines."""
-    start, end = 0, len(lines)
-    while start < end and not lines[start][0].strip():
-        start += 1
-    while end > start and not lines[end - 1][0].strip():
-        end -= 1
-    return lines if (start, end) == (0, len(lines)) else lines[start:end]
-
-
-#: A replacement of `text[start:end]` by lines (possibly none) with their own origins.
-Replacement = tuple[int, int, Sequence[Line]]
+#: A replacement of `text[start:end]` of a block's text by lines (possibly none), their
+#: texts and their origins.
+Replacement = tuple[int, int, Sequence[str], Sequence[Origin]]
 
 
 def _same(text: str) -> str:
     return text
 
 
-def splice(text: str, origin: Origin, replacements: Iterable[Replacement], out: list[Line],
-           *, literal: Callable[[str], str] = _same,
-           check: Callable[[Sequence[Line], bool], None] | None = None) -> None:
-    """Append to `out` the lines `text` becomes when each replacement's span (left to
-    right, not overlapping) is replaced by its lines.
+def splice(block: Block, replacements: Iterable[Replacement], *,
+           literal: Callable[[str], str] = _same,
+           check: Callable[[Sequence[str], Origin, bool], None] | None = None) -> Block:
+    """`block` with each replacement's span of its text (left to right, not overlapping,
+    never across a line break) replaced by the replacement's lines.
 
     The first replacement line joins the text before the span and the last one the text
-    after it; the lines in between stand alone. A line keeps `origin` unless it begins
+    after it; the lines in between stand alone. A line keeps its origin unless it begins
     with a replacement (after indentation at most), whose origin it then takes: a fence
     or underline a value puts after the author's indentation is still the value's.
-    `literal` maps the text between the spans (the unescaping of `\\{{`);
-    `check(lines, starts_line)` sees each non-empty replacement before it is spliced in.
-    `replacements` may be a generator: it is read one replacement at a time, in order.
+    `literal` maps the author's text around the spans (the unescaping of `\\{{`), never a
+    replacement's; `check(texts, first origin, starts_line)`
+    sees each non-empty replacement before it is spliced in.
+
+    The lines between replacements are copied in runs, text and origins, so the cost
+    is in the replacements, not in the lines.
     """
-    current, current_origin, pos = "", origin, 0
-    for start, end, lines in replacements:
-        current += literal(text[pos:start])
+    text, origins = block.text, block.origins
+    chunks: list[str] = []  # each one line or more; joined by "\n" at the end
+    out: list[Origin] = []
+    current, current_origin = "", origins[0] if origins else None
+    pos = index = 0  # where the text not yet out starts, and its line's number
+    spliced = False
+    for start, end, texts, value_origins in replacements:
+        spliced = True
+        if pos < start:
+            cut = text.find("\n", pos, start)
+            if cut < 0:
+                current += literal(text[pos:start])
+            else:  # the line ends before this span: out, with whole lines after it
+                last = text.rfind("\n", cut, start)
+                chunks.append(current + literal(text[pos:cut]))
+                out.append(current_origin)  # type: ignore[arg-type]
+                lines = text.count("\n", cut, start)
+                if lines > 1:
+                    chunks.append(literal(text[cut + 1:last]))
+                    out.extend(origins[index + 1:index + lines])
+                index += lines
+                current, current_origin = literal(text[last + 1:start]), origins[index]
         pos = end
-        if not lines:
+        if not texts:
             continue
         if check is not None:
-            check(lines, current == "")
+            check(texts, value_origins[0], current == "")
         if not current.strip(" \t"):  # indentation alone: the line is the value's
-            current_origin = lines[0][1]
-        if len(lines) == 1:
-            current += lines[0][0]
+            current_origin = value_origins[0]
+        if len(texts) == 1:
+            current += texts[0]
             continue
-        out.append((current + lines[0][0], current_origin))
-        out.extend(lines[1:-1])
-        current, current_origin = lines[-1]
-    out.append((current + literal(text[pos:]), current_origin))
+        chunks.append(current + texts[0])
+        out.append(current_origin)  # type: ignore[arg-type]
+        chunks.extend(texts[1:-1])
+        out.extend(value_origins[1:-1])
+        current, current_origin = texts[-1], value_origins[-1]
+    if not spliced:
+        whole = literal(text)
+        return block if whole is text else Block(block.role, block.skill, whole, origins)
+    cut = text.find("\n", pos)
+    if cut < 0:
+        chunks.append(current + literal(text[pos:]))
+        out.append(current_origin)  # type: ignore[arg-type]
+    else:
+        chunks.append(current + literal(text[pos:cut]))
+        out.append(current_origin)  # type: ignore[arg-type]
+        chunks.append(literal(text[cut + 1:]))
+        out.extend(origins[index + 1:])
+    return Block(block.role, block.skill, "\n".join(chunks), tuple(out))

@@ -109,8 +109,8 @@ MESSAGE_MODES: dict[str, Callable[[Sequence[Piece], str, Note], list[Message]]] 
 
 def user_fallback(message: str) -> Message:
     """The incoming message as the user message, for when no skill wrote user text."""
-    piece = Piece.of(Block("user", None, [(text, Origin("message"))
-                                          for text in message.split("\n")]))
+    piece = Piece.of(Block("user", None, message,
+                           (Origin("message"),) * (message.count("\n") + 1)))
     fallback = Message("user")
     fallback.add(piece.text, piece.origins)
     return fallback

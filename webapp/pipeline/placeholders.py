@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
 from typing import NamedTuple
 
 _PLACEHOLDER = re.compile(r"\{\{[ \t]*([^\s{}]+)[ \t]*\}\}")
@@ -23,22 +22,26 @@ class Placeholder(NamedTuple):
     name: str
 
 
-def find_placeholders(line: str) -> Iterator[Placeholder]:
-    """Yield the unescaped placeholders of `line`, left to right."""
-    for match in _PLACEHOLDER.finditer(line):
-        start = match.start()
-        if start and line[start - 1] == "\\":
-            continue
-        yield Placeholder(start, match.end(), match.group(1))
+_new = tuple.__new__  # makes a named tuple from a tuple in C (`Placeholder(...)` is Python)
+
+
+def find_placeholders(text: str) -> list[Placeholder]:
+    """The unescaped placeholders of `text`, left to right. `text` may be many lines: a
+    placeholder never spans a line break."""
+    found = [_new(Placeholder, (*match.span(), match.group(1)))
+             for match in _PLACEHOLDER.finditer(text)]
+    if ESCAPE not in text:
+        return found
+    return [ph for ph in found if not (ph.start and text[ph.start - 1] == "\\")]
 
 
 def placeholder_names(text: str) -> set[str]:
-    """The names of every unescaped placeholder of `text`, which may be many lines: a
-    placeholder never spans a line break, so this is the union over its lines of
-    `find_placeholders`, in one scan. The names are interned: the skills of a workspace
-    use the same few names, and memo entries keep them."""
-    return {sys.intern(match.group(1)) for match in _PLACEHOLDER.finditer(text)
-            if not (match.start() and text[match.start() - 1] == "\\")}
+    """The names of every unescaped placeholder of `text` (as `find_placeholders`), in
+    one scan. The names are interned: the skills of a workspace use the same few names,
+    and memo entries keep them."""
+    if ESCAPE not in text:
+        return set(map(sys.intern, _PLACEHOLDER.findall(text)))
+    return {sys.intern(ph.name) for ph in find_placeholders(text)}
 
 
 def unescape(text: str) -> str:

@@ -13,20 +13,25 @@ once, with the skill that embeds it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from .blocks import Block, Line, ParsedSkill, Piece, Replacement, splice, split_roles, trim_blank
+from .blocks import Block, ParsedSkill, Piece, Replacement, splice, split_roles
 from .formatters import FormatOptions, format_value
-from .headings import bump_headings
-from .placeholders import find_placeholders, unescape
+from .headings import bump_headings, bump_text
+from .placeholders import Placeholder, find_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker, may_hold_marker
 from .sections import Section, parse_template
 from .untrusted import excerpt
 from .variables import Resolved
 from .workspace import Variable
+
+_new = tuple.__new__  # `_new(Origin, fields)` makes the named tuple in C, at a third the cost
+
+#: Lines as their texts and their origins, one each.
+Lines = tuple[Sequence[str], Sequence[Origin]]
 
 
 class Lookups(Protocol):
@@ -36,7 +41,7 @@ class Lookups(Protocol):
         """Whether any of `names` is a skill (so references must be expanded)."""
 
     def embed(self, skill: SkillRun, name: str, at: Origin,
-              stack: tuple[str, ...]) -> Sequence[Line] | None:
+              stack: tuple[str, ...]) -> Lines | None:
         """The lines `{{name}}` stands for at `at`, or None when `name` is no skill."""
 
     def resolve(self, name: str) -> Resolved | None:
@@ -64,16 +69,16 @@ class TemplateInputs:
 @dataclass(slots=True)
 class SkillRun:
     """One skill being run: its `d_tag`, parsed text, lookups and the diagnostics found,
-    and its body's lines with their origins (made once per run)."""
+    and its body as the block the stages start from."""
 
     d_tag: str
     parsed: ParsedSkill
     lookups: Lookups
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    lines: tuple[Line, ...] = field(init=False)
+    body: Block = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = self.parsed.lines
+        self.body = self.parsed.block()
 
     def diag(self, severity: str, code: str, message: str, origin: Origin | None = None, *,
              name: str | None = None, suggestions: Sequence[str] = ()) -> None:
@@ -90,26 +95,33 @@ def expand_references(skill: SkillRun, blocks: list[Block]) -> list[Block]:
     """Replace each `{{d_tag}}` of a skill by that skill's text, recursively."""
     if not skill.lookups.embeds(skill.parsed.names):
         return blocks
-    return [Block(b.role, b.skill, expand_lines(skill, b.lines, (skill.d_tag,))) for b in blocks]
+    return [expand_block(skill, block, (skill.d_tag,)) for block in blocks]
 
 
-def expand_lines(skill: SkillRun, lines: Sequence[Line], stack: tuple[str, ...]) -> list[Line]:
-    """`lines` with every skill reference replaced by the lines it stands for."""
-    out: list[Line] = []
-    for text, origin in lines:
-        if "{{" not in text:
-            out.append((text, origin))
-            continue
-        splice(text, origin, _embeddings(skill, text, origin, stack), out)
-    return out
+def expand_block(skill: SkillRun, block: Block, stack: tuple[str, ...]) -> Block:
+    """`block` with every skill reference replaced by the lines it stands for."""
+    return splice(block, _embeddings(skill, block, stack))
 
 
-def _embeddings(skill: SkillRun, text: str, origin: Origin, stack: tuple[str, ...]
-                ) -> Iterator[Replacement]:
+def placeholders(block: Block) -> list[tuple[Placeholder, Origin]]:
+    """The placeholders of a block's text, each with the origin of its line."""
+    text, origins = block.text, block.origins
+    found = []
+    index = last = 0
     for ph in find_placeholders(text):
+        index += text.count("\n", last, ph.start)
+        last = ph.start
+        found.append((ph, origins[index]))
+    return found
+
+
+def _embeddings(skill: SkillRun, block: Block, stack: tuple[str, ...]) -> list[Replacement]:
+    out = []
+    for ph, origin in placeholders(block):
         embedded = skill.lookups.embed(skill, ph.name, origin, stack)
         if embedded is not None:
-            yield ph.start, ph.end, embedded
+            out.append((ph.start, ph.end, *embedded))
+    return out
 
 
 # -- stage 2: split roles
@@ -119,11 +131,18 @@ def split_into_roles(skill: SkillRun, blocks: list[Block]) -> list[Block]:
     """Cut author text into blocks at role markers; text before the first is system."""
     out = []
     for block in blocks:
-        lines = block.lines
+        text, origins = block.text, block.origins
+        texts = None if block is skill.body else (text.split("\n") if origins else [])
         # The body as parsed (nothing was embedded): its split is parsed already.
-        ranges = skill.parsed.roles if lines is skill.lines else split_roles(
-            [text for text, _ in lines])
-        out += [Block(role, block.skill, lines[start:end]) for role, start, end in ranges]
+        ranges = skill.parsed.roles if texts is None else split_roles(texts)
+        for role, start, end in ranges:
+            if start == 0 and end == len(origins):  # the whole block: nothing to cut
+                out.append(Block(role, block.skill, text, origins))
+                continue
+            if texts is None:
+                texts = text.split("\n")
+            out.append(Block(role, block.skill, "\n".join(texts[start:end]),
+                             origins[start:end]))
     return out
 
 
@@ -136,39 +155,44 @@ def resolve_variables(skill: SkillRun, blocks: list[Block]) -> list[Block]:
 
 
 def resolve_block(skill: SkillRun, block: Block) -> Block:
-    out: list[Line] = []
-    for text, origin in block.lines:
-        if "{{" not in text:
-            out.append((text, origin))
-            continue
+    if "{{" not in block.text:
+        return block
 
-        def check(values: Sequence[Line], starts_line: bool, origin: Origin = origin) -> None:
-            texts = [value for value, _ in values]
-            if may_hold_marker("\n".join(texts)):  # most values hold none: one scan
-                check_markers(skill, texts, values[0][1].name or "", origin,
-                              first_alone=starts_line)
+    def check(values: Sequence[str], first: Origin, starts_line: bool) -> None:
+        if may_hold_marker("\n".join(values)):
+            check_markers(skill, values, first.name or "", first, first_alone=starts_line)
 
-        splice(text, origin, _values(skill, text, origin), out, literal=unescape, check=check)
-    return Block(block.role, block.skill, out)
+    replacements, risky = _values(skill, block)
+    # Most values hold no marker (one scan each says so): then nothing is checked.
+    return splice(block, replacements, literal=unescape, check=check if risky else None)
 
 
-def _values(skill: SkillRun, text: str, origin: Origin) -> Iterator[Replacement]:
-    for ph in find_placeholders(text):
-        resolved = skill.lookups.resolve(ph.name)
+def _values(skill: SkillRun, block: Block) -> tuple[list[Replacement], bool]:
+    """The replacements of the block's placeholders, and whether a value may hold a role
+    marker."""
+    out: list[Replacement] = []
+    risky = False
+    resolve = skill.lookups.resolve
+    for ph, origin in placeholders(block):
+        resolved = resolve(ph.name)
         if resolved is None:
             close = skill.lookups.suggestions(ph.name)
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             skill.diag("warning", "unknown-variable",
                        f"`{{{{{ph.name}}}}}` matches no skill, variable or tool and was left "
                        f"empty{hint}", origin, name=ph.name, suggestions=close)
-            yield ph.start, ph.end, ()
+            out.append((ph.start, ph.end, (), ()))
             continue
         for problem in resolved.problems:
             skill.diag(problem.severity, problem.code, problem.message, origin, name=ph.name)
-        value_origin = Origin(resolved.kind, origin.skill, origin.line, ph.name)
-        lines = [(value, value_origin) for value in resolved.text.split("\n")] if (
-            resolved.text) else ()
-        yield ph.start, ph.end, lines
+        if not resolved.text:
+            out.append((ph.start, ph.end, (), ()))
+            continue
+        values = resolved.text.split("\n")
+        value = _new(Origin, (resolved.kind, origin.skill, origin.line, ph.name))
+        out.append((ph.start, ph.end, values, (value,) * len(values)))
+        risky = risky or may_hold_marker(resolved.text)
+    return out, risky
 
 
 def check_markers(skill: SkillRun, values: Sequence[str], name: str, at: Origin,
@@ -216,8 +240,11 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
                    f"`{origin.name}` opened a code fence it does not close; it ends with the "
                    f"value, and the author's lines after it are read as written", origin)
 
-    return Block(block.role, block.skill,
-                 bump_headings(block.lines, clamp, _is_data, data_fence))
+    bumped = bump_text(block.text)  # most text: no line needs a look of its own
+    if bumped is not None:
+        return Block(block.role, block.skill, bumped, block.origins)
+    return Block.of_lines(block.role, block.skill,
+                          bump_headings(block.lines, clamp, _is_data, data_fence))
 
 
 def _is_data(origin: Origin) -> bool:
@@ -250,9 +277,9 @@ def section_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs) ->
         content = section.content
         if section.provider_content is not None and section.provider == inputs.provider:
             content = section.provider_content
-        lines = [(text, at) for text in content.rstrip("\n").split("\n")]
-        expanded = expand_lines(skill, lines, (d_tag,))
-        block = resolve_block(skill, Block(section.role, d_tag, expanded))
+        text = content.rstrip("\n")
+        lines = Block(section.role, d_tag, text, (at,) * (text.count("\n") + 1))
+        block = resolve_block(skill, expand_block(skill, lines, (d_tag,)))
     else:
         binding = Variable(name=section.name, tool=section.tool or "", args=section.args,
                            result_field=section.result_field, path=section.path,
@@ -263,8 +290,8 @@ def section_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs) ->
         values = text.split("\n") if text else []
         check_markers(skill, values, section.name, at)
         origin = Origin("tool", d_tag, section.line, section.tool)
-        block = Block(section.role, d_tag, [(value, origin) for value in values])
-    if section.skip_if_empty and not trim_blank(block.lines):
+        block = Block(section.role, d_tag, text, (origin,) * len(values))
+    if section.skip_if_empty and not block.trimmed()[1]:
         skill.diag("info", "section-skipped",
                    f"section `{section.name}` is empty and was skipped", at)
         return []
@@ -288,12 +315,12 @@ def history_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs,
         for entry in history:
             values = entry.content.split("\n")
             check_markers(skill, values, section.name, at)
-            blocks.append(Block(entry.role, skill.d_tag, [(text, origin) for text in values]))
+            blocks.append(Block(entry.role, skill.d_tag, entry.content, (origin,) * len(values)))
         return blocks
     entries = [{"role": h.role, "content": h.content, "created_at": h.created_at} for h in history]
     text = format_value("dm_history", entries, inputs.options)
-    return [bump_block(skill, Block("system", skill.d_tag,
-                                    [(value, origin) for value in text.split("\n")]))]
+    return [bump_block(skill, Block("system", skill.d_tag, text,
+                                    (origin,) * (text.count("\n") + 1)))]
 
 
 #: The stages, in order: (the name the trace shows, the function).
@@ -319,12 +346,12 @@ def run_stages(skill: SkillRun, content: str,
     """Run `skill` through every stage of `STAGES`, recording the text after each, or,
     given `later` (what makes the same trace again), recording nothing: the trace is
     `later`'s, made when it is asked for."""
-    blocks = [Block(None, skill.d_tag, skill.lines)]
+    blocks = [skill.body]
     trace = [Stage("raw", content)]
     for name, stage in STAGES:
         blocks = stage(skill, blocks)
         if later is None:
-            trace.append(Stage(name, "\n".join(block.text() for block in blocks)))
+            trace.append(Stage(name, "\n".join(block.traced() for block in blocks)))
     return SkillResult(tuple(Piece.of(block) for block in blocks), tuple(skill.diagnostics),
                        SkillTrace(skill.d_tag, tuple(trace)) if later is None
                        else SkillTrace(skill.d_tag, build=later))
