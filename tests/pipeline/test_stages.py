@@ -12,6 +12,7 @@ from webapp.pipeline import Agent, Scenario, Skill, Tool, Variable, Workspace, a
 from webapp.pipeline.assemble import Unresolved, _PlainLookups, run_plain_skill
 from webapp.pipeline.blocks import Block, parse_skill, splice
 from webapp.pipeline.headings import bump_headings, bump_text
+from webapp.pipeline.placeholders import find_placeholders
 from webapp.pipeline.result import Origin
 from webapp.pipeline.stages import (
     STAGES,
@@ -86,21 +87,29 @@ def test_expand_references_alone_leaves_a_skill_that_embeds_nothing_as_it_is():
     assert expand_references(run, blocks) is blocks
 
 
+def replacing(values):
+    """A `replace` for `splice`: each placeholder's lines from `values`, by name."""
+    return lambda ph, origin: values.get(ph.name)
+
+
 def test_splice_joins_the_first_and_last_lines_to_the_text_around():
     at, value = Origin("skill", "s", 1), Origin("tool", "s", 1, "t")
-    block = Block("system", "s", "a X b", (at,))
-    spliced = splice(block, [(2, 3, ["1", "2", "3"], [value] * 3)])
+    block = Block("system", "s", "a {{x}} b", (at,))
+    spliced = splice(block, find_placeholders(block.text),
+                     replacing({"x": (["1", "2", "3"], [value] * 3)}))
     assert spliced.lines == [("a 1", at), ("2", value), ("3 b", value)]
 
 
 def test_splice_copies_the_lines_between_replacements_with_their_origins():
-    o = [Origin("skill", "s", n) for n in range(1, 7)]
+    o = [Origin("skill", "s", n) for n in range(1, 8)]
     value = Origin("tool", "s", 2, "t")
-    block = Block("system", "s", "one\nX two\nthree\nfour\n  Y\nsix", tuple(o))
-    spliced = splice(block, [(4, 5, ["1", "2"], [value] * 2), (23, 24, ["v"], [value])])
+    block = Block("system", "s", "one\n{{x}} two\nthree\nfour\n  {{y}}\n{{kept}}\nsix",
+                  tuple(o))
+    spliced = splice(block, find_placeholders(block.text),
+                     replacing({"x": (["1", "2"], [value] * 2), "y": (["v"], [value])}))
     assert spliced.lines == [("one", o[0]), ("1", value), ("2 two", value), ("three", o[2]),
-                             ("four", o[3]), ("  v", value), ("six", o[5])]
-    assert splice(block, []) is block
+                             ("four", o[3]), ("  v", value), ("{{kept}}", o[5]), ("six", o[6])]
+    assert splice(block, find_placeholders(block.text), replacing({})) is block
 
 
 def test_the_whole_text_bump_handles_plain_text_and_leaves_the_rest_to_the_lines():
@@ -144,29 +153,34 @@ def line_by_line_splice(lines, replacements):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["ab", " ", "X", "\t", "-"]), max_size=6).map("".join),
-                min_size=1, max_size=8),
+@given(st.lists(st.lists(st.sampled_from(["ab", " ", "{{x}}", "\t", "-"]), max_size=6)
+                .map("".join), min_size=1, max_size=8),
        st.lists(st.lists(st.sampled_from(["", "v", " ", "w w"]), max_size=3), max_size=12),
        st.randoms())
 def test_splice_gives_what_the_line_by_line_rule_gives(lines, values, rng):
     origins = [Origin("skill", "s", n) for n in range(1, len(lines) + 1)]
     block = Block("system", "s", "\n".join(lines), tuple(origins))
-    starts = [0]
-    for text in lines:
-        starts.append(starts[-1] + len(text) + 1)
-    spans = sorted((number, index) for number, text in enumerate(lines)
-                   for index, char in enumerate(text) if char == "X")
     by_line: dict = {}
-    replacements = []
-    for (number, index), texts in zip(spans, values, strict=False):  # values may run out
-        if rng.random() < 0.3:
-            continue
-        value = Origin("tool", "s", number + 1, f"v{len(replacements)}")
-        rep = (index, index + 1, texts, [value] * len(texts))
-        by_line.setdefault(number, []).append(rep)
-        replacements.append((starts[number] + index, starts[number] + index + 1, *rep[2:]))
-    assert splice(block, replacements).lines == line_by_line_splice(
-        list(zip(lines, origins, strict=True)), by_line)
+    chosen = iter(values)
+    replaced = {}  # by (line, start): a placeholder left as it is has none
+
+    def replace(ph, origin):
+        texts = next(chosen, None)
+        if texts is None or rng.random() < 0.3:
+            return None
+        value = Origin("tool", "s", origin.line, f"v{len(replaced)}")
+        replaced[ph.start] = (texts, [value] * len(texts))
+        return replaced[ph.start]
+
+    spliced = splice(block, find_placeholders(block.text), replace)
+    start = 0
+    for number, text in enumerate(lines):
+        for ph in find_placeholders(text):
+            if start + ph.start in replaced:
+                by_line.setdefault(number, []).append(
+                    (ph.start, ph.end, *replaced[start + ph.start]))
+        start += len(text) + 1
+    assert spliced.lines == line_by_line_splice(list(zip(lines, origins, strict=True)), by_line)
 
 
 def workspace(content: str = "Hi {{name}}", result: str = "Ann", fmt: str | None = None

@@ -22,13 +22,13 @@ import sys
 from collections.abc import Hashable, Mapping, Sequence
 from typing import NamedTuple
 
-from .blocks import ParsedSkill, Piece, parse_skill
+from .blocks import Lines, ParsedSkill, Piece, parse_skill
 from .formatters import FormatOptions
 from .log_entry import format_log_entry
 from .memo import memo, str_bytes, tuple_bytes
 from .messages import MESSAGE_MODES, Message, document_of, user_fallback
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
-from .stages import Lines, SkillResult, SkillRun, TemplateInputs, expand_block, run_stages
+from .stages import SkillResult, SkillRun, TemplateInputs, expand_block, run_stages
 from .variables import Resolved, Resolver
 from .workspace import Scenario, Skill, Workspace
 

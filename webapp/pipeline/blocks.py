@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .memo import memo, str_bytes, tuple_bytes
-from .placeholders import placeholder_names
+from .placeholders import Placeholder, placeholder_names
 from .result import Origin
 from .roles import FenceTracker, marker_role, may_hold_marker
 from .sections import TEMPLATE_MARKER, split_template
@@ -219,31 +219,32 @@ def parse_skill(d_tag: str, content: str) -> ParsedSkill:
     return ParsedSkill(d_tag, body, count, names, roles, template_text, template_line)
 
 
-#: A replacement of `text[start:end]` of a block's text by lines (possibly none), their
-#: texts and their origins.
-Replacement = tuple[int, int, Sequence[str], Sequence[Origin]]
+#: Lines as their texts and their origins, one each.
+Lines = tuple[Sequence[str], Sequence[Origin]]
 
 
 def _same(text: str) -> str:
     return text
 
 
-def splice(block: Block, replacements: Iterable[Replacement], *,
+def splice(block: Block, found: Iterable[Placeholder],
+           replace: Callable[[Placeholder, Origin], Lines | None], *,
            literal: Callable[[str], str] = _same,
            check: Callable[[Sequence[str], Origin, bool], None] | None = None) -> Block:
-    """`block` with each replacement's span of its text (left to right, not overlapping,
-    never across a line break) replaced by the replacement's lines.
+    """`block` with each placeholder of `found` (of its text, left to right) replaced by
+    the lines `replace(placeholder, origin of its line)` gives, or left as it is when
+    that is None.
 
-    The first replacement line joins the text before the span and the last one the text
-    after it; the lines in between stand alone. A line keeps its origin unless it begins
-    with a replacement (after indentation at most), whose origin it then takes: a fence
-    or underline a value puts after the author's indentation is still the value's.
-    `literal` maps the author's text around the spans (the unescaping of `\\{{`), never a
-    replacement's; `check(texts, first origin, starts_line)`
-    sees each non-empty replacement before it is spliced in.
+    The first replacement line joins the text before the placeholder and the last one
+    the text after it; the lines in between stand alone. A line keeps its origin unless
+    it begins with a replacement (after indentation at most), whose origin it then
+    takes: a fence or underline a value puts after the author's indentation is still the
+    value's. `literal` maps the author's text around the placeholders (the unescaping of
+    `\\{{`), never a replacement's; `check(texts, first origin, starts_line)` sees each
+    non-empty replacement before it is spliced in.
 
-    The lines between replacements are copied in runs, text and origins, so the cost
-    is in the replacements, not in the lines.
+    The lines between placeholders are copied in runs, text and origins, so the cost is
+    in the placeholders, not in the lines.
     """
     text, origins = block.text, block.origins
     chunks: list[str] = []  # each one line or more; joined by "\n" at the end
@@ -251,8 +252,8 @@ def splice(block: Block, replacements: Iterable[Replacement], *,
     current, current_origin = "", origins[0] if origins else None
     pos = index = 0  # where the text not yet out starts, and its line's number
     spliced = False
-    for start, end, texts, value_origins in replacements:
-        spliced = True
+    for ph in found:
+        start = ph.start
         if pos < start:
             cut = text.find("\n", pos, start)
             if cut < 0:
@@ -261,13 +262,18 @@ def splice(block: Block, replacements: Iterable[Replacement], *,
                 last = text.rfind("\n", cut, start)
                 chunks.append(current + literal(text[pos:cut]))
                 out.append(current_origin)  # type: ignore[arg-type]
-                lines = text.count("\n", cut, start)
-                if lines > 1:
+                count = text.count("\n", cut, start)
+                if count > 1:
                     chunks.append(literal(text[cut + 1:last]))
-                    out.extend(origins[index + 1:index + lines])
-                index += lines
+                    out.extend(origins[index + 1:index + count])
+                index += count
                 current, current_origin = literal(text[last + 1:start]), origins[index]
-        pos = end
+            pos = start
+        lines = replace(ph, origins[index])
+        if lines is None:
+            continue
+        spliced, pos = True, ph.end
+        texts, value_origins = lines
         if not texts:
             continue
         if check is not None:

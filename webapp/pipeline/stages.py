@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from .blocks import Block, ParsedSkill, Piece, Replacement, splice, split_roles
+from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
 from .placeholders import Placeholder, find_placeholders, unescape
@@ -29,9 +29,6 @@ from .variables import Resolved
 from .workspace import Variable
 
 _new = tuple.__new__  # `_new(Origin, fields)` makes the named tuple in C, at a third the cost
-
-#: Lines as their texts and their origins, one each.
-Lines = tuple[Sequence[str], Sequence[Origin]]
 
 
 class Lookups(Protocol):
@@ -100,28 +97,10 @@ def expand_references(skill: SkillRun, blocks: list[Block]) -> list[Block]:
 
 def expand_block(skill: SkillRun, block: Block, stack: tuple[str, ...]) -> Block:
     """`block` with every skill reference replaced by the lines it stands for."""
-    return splice(block, _embeddings(skill, block, stack))
+    def embedded(ph: Placeholder, origin: Origin) -> Lines | None:
+        return skill.lookups.embed(skill, ph.name, origin, stack)
 
-
-def placeholders(block: Block) -> list[tuple[Placeholder, Origin]]:
-    """The placeholders of a block's text, each with the origin of its line."""
-    text, origins = block.text, block.origins
-    found = []
-    index = last = 0
-    for ph in find_placeholders(text):
-        index += text.count("\n", last, ph.start)
-        last = ph.start
-        found.append((ph, origins[index]))
-    return found
-
-
-def _embeddings(skill: SkillRun, block: Block, stack: tuple[str, ...]) -> list[Replacement]:
-    out = []
-    for ph, origin in placeholders(block):
-        embedded = skill.lookups.embed(skill, ph.name, origin, stack)
-        if embedded is not None:
-            out.append((ph.start, ph.end, *embedded))
-    return out
+    return splice(block, find_placeholders(block.text), embedded)
 
 
 # -- stage 2: split roles
@@ -157,42 +136,33 @@ def resolve_variables(skill: SkillRun, blocks: list[Block]) -> list[Block]:
 def resolve_block(skill: SkillRun, block: Block) -> Block:
     if "{{" not in block.text:
         return block
+    lookups = skill.lookups
 
-    def check(values: Sequence[str], first: Origin, starts_line: bool) -> None:
-        if may_hold_marker("\n".join(values)):
-            check_markers(skill, values, first.name or "", first, first_alone=starts_line)
-
-    replacements, risky = _values(skill, block)
-    # Most values hold no marker (one scan each says so): then nothing is checked.
-    return splice(block, replacements, literal=unescape, check=check if risky else None)
-
-
-def _values(skill: SkillRun, block: Block) -> tuple[list[Replacement], bool]:
-    """The replacements of the block's placeholders, and whether a value may hold a role
-    marker."""
-    out: list[Replacement] = []
-    risky = False
-    resolve = skill.lookups.resolve
-    for ph, origin in placeholders(block):
-        resolved = resolve(ph.name)
+    def value(ph: Placeholder, origin: Origin) -> Lines:
+        resolved = lookups.resolve(ph.name)
         if resolved is None:
-            close = skill.lookups.suggestions(ph.name)
+            close = lookups.suggestions(ph.name)
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             skill.diag("warning", "unknown-variable",
                        f"`{{{{{ph.name}}}}}` matches no skill, variable or tool and was left "
                        f"empty{hint}", origin, name=ph.name, suggestions=close)
-            out.append((ph.start, ph.end, (), ()))
-            continue
+            return _NOTHING
         for problem in resolved.problems:
             skill.diag(problem.severity, problem.code, problem.message, origin, name=ph.name)
         if not resolved.text:
-            out.append((ph.start, ph.end, (), ()))
-            continue
+            return _NOTHING
         values = resolved.text.split("\n")
-        value = _new(Origin, (resolved.kind, origin.skill, origin.line, ph.name))
-        out.append((ph.start, ph.end, values, (value,) * len(values)))
-        risky = risky or may_hold_marker(resolved.text)
-    return out, risky
+        return values, (_new(Origin, (resolved.kind, origin.skill, origin.line, ph.name)),
+                        ) * len(values)
+
+    def check(values: Sequence[str], first: Origin, starts_line: bool) -> None:
+        if may_hold_marker("\n".join(values)):  # most values hold none: one scan
+            check_markers(skill, values, first.name or "", first, first_alone=starts_line)
+
+    return splice(block, find_placeholders(block.text), value, literal=unescape, check=check)
+
+
+_NOTHING: Lines = ((), ())
 
 
 def check_markers(skill: SkillRun, values: Sequence[str], name: str, at: Origin,
