@@ -19,6 +19,8 @@ from webapp.pipeline.stages import (
     SkillRun,
     bump_block_headings,
     expand_references,
+    resolve_apart,
+    resolve_by_splice,
     resolve_variables,
     run_stages,
     split_into_roles,
@@ -181,6 +183,37 @@ def test_splice_gives_what_the_line_by_line_rule_gives(lines, values, rng):
                     (ph.start, ph.end, *replaced[start + ph.start]))
         start += len(text) + 1
     assert spliced.lines == line_by_line_splice(list(zip(lines, origins, strict=True)), by_line)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["ab", " ", "\t", "\n", "- ", "{{a}}", "{{b}}", "{{ c }}",
+                                 "{{none}}", "\\{{a}}", "#"]), max_size=16).map("".join),
+       st.fixed_dictionaries({name: st.lists(st.sampled_from(
+           ["v", " ", "\t", "\n", "w x", "user:", "```"]), min_size=1, max_size=4).map("".join)
+           for name in "abc"}))
+def test_resolving_placeholders_apart_gives_what_splicing_gives(text, values):
+    """Where `resolve_apart` answers (most skills), its block is `resolve_by_splice`'s."""
+    lookups = {name: Resolved(value, "tool") for name, value in values.items()}
+    lookups["none"] = Unresolved(())
+    apart_run, splice_run = plain_run(text, lookups), plain_run(text, lookups)
+    apart = resolve_apart(apart_run, apart_run.body)
+    spliced = resolve_by_splice(splice_run, splice_run.body)
+    if apart is not None:
+        assert (apart.text, apart.origins) == (spliced.text, spliced.origins)
+        assert apart_run.diagnostics == splice_run.diagnostics == []
+
+
+def test_resolving_apart_answers_for_a_placeholder_a_line_and_leaves_the_rest():
+    lookups = {"a": Resolved("1\n2", "tool"), "b": Resolved("x", "variable")}
+    run = plain_run("- {{a}} here\n  {{b}}\nplain", lookups)
+    block = resolve_apart(run, run.body)
+    assert block is not None and block.text == "- 1\n2 here\n  x\nplain"
+    assert [o.kind for o in block.origins] == ["skill", "tool", "variable", "skill"]
+    for leaves in ("{{a}} {{b}}", "\\{{a}}\n{{b}}", "{{nothing}}"):
+        run = plain_run(leaves, {**lookups, "nothing": Unresolved(())})
+        assert resolve_apart(run, run.body) is None
+    run = plain_run("{{m}}", {"m": Resolved("user:", "tool")})
+    assert resolve_apart(run, run.body) is None
 
 
 def workspace(content: str = "Hi {{name}}", result: str = "Ann", fmt: str | None = None

@@ -35,6 +35,13 @@ def find_placeholders(text: str) -> list[Placeholder]:
     return [ph for ph in found if not (ph.start and text[ph.start - 1] == "\\")]
 
 
+def split_placeholders(text: str) -> list[str] | None:
+    """`text` cut at its placeholders, in C: the text before the first, its name, the text
+    up to the next, ..., the text after the last; None when `text` holds an escaped `{{`
+    (then `find_placeholders` must judge each match)."""
+    return None if ESCAPE in text else _PLACEHOLDER.split(text)
+
+
 def placeholder_names(text: str) -> set[str]:
     """The names of every unescaped placeholder of `text` (as `find_placeholders`), in
     one scan. The names are interned: the skills of a workspace use the same few names,
