@@ -40,6 +40,9 @@ def test_from_an_empty_database_to_a_saved_skill(context, empty_server):
     expect(page.locator("#agent-empty")).to_contain_text("Scout has no skills yet")
 
     page.get_by_role("link", name="New skill").click()
+    # The form is there before the page's scripts have run: typing earlier than a person
+    # can would go unheard by the d_tag check, so wait for them.
+    page.wait_for_url(f"{empty_server}/agents/Scout/new-skill", wait_until="load")
     page.get_by_label("d_tag", exact=True).fill("greet")
     expect(page.locator("#d_tag-check")).to_contain_text("greet is free")
     page.get_by_label("Name", exact=True).fill("Greeting")
