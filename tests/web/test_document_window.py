@@ -172,7 +172,7 @@ def test_a_large_documents_bodies_are_cut_and_whole_a_click_away(client, many, c
 
 
 def test_a_shown_field_naming_no_panel_gets_every_panel_windowed(client, many, csrf):
-    response, _ = keystroke(client, csrf, "budget")  # the editor has no Budget tab
+    response, _ = keystroke(client, csrf, "chart")
     html = response.data.decode()
     assert 'class="request-body"' in html and 'id="log-entry"' not in html
     assert FOLD.search(html) and "skill 50 does" not in html

@@ -108,7 +108,7 @@ def download_name(name: str) -> str:
 
 #: The preview's panels (and the Document tab's two views) a request may ask for alone.
 PANELS = frozenset({"document", "document:rendered", "document:source", "diff", "messages",
-                    "log", "problems", "pipeline"})
+                    "log", "problems", "pipeline", "budget"})
 
 
 def shown_panels(value: Any) -> frozenset[str] | None:
