@@ -126,3 +126,20 @@ def test_the_lists_buttons_share_one_form(context, big_server):
     items = page.locator("#skill-items .skill-tag")
     expect(items.nth(4)).to_have_text("skill_5")
     assert page.url == big_server + EDITOR
+
+
+def test_the_pipeline_tab_opens_a_stage_s_next_rows(context, big_server):
+    from playwright.sync_api import expect
+
+    page = open_page(context, big_server + EDITOR)
+    with page.expect_response(lambda r: "/preview" in r.url):
+        page.get_by_role("tab", name="Pipeline").click()
+    stage = page.get_by_role("table", name="Variables resolved, unified")
+    expect(stage).to_contain_text("item 3")
+    expect(stage).not_to_contain_text("item 24")
+    with page.expect_response(lambda r: "/preview/stage?" in r.url):
+        stage.get_by_role("link", name=re.compile(r"\b9\d more rows of this diff")).click()
+    expect(stage).to_contain_text("item 24")
+    expect(stage.get_by_role("link", name=re.compile(r"\b6\d more rows of this diff"))
+           ).to_be_visible()
+

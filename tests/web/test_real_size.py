@@ -4,9 +4,13 @@ the browser's time follows the HTML it parses (`docs/performance.md`)."""
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 import pytest
 
 from benchmarks.workspaces import scale_workspace
+from webapp.web.diff_window import STAGE_PAGE
 
 from .conftest import HTMX
 
@@ -24,6 +28,7 @@ def keystroke(client, csrf, shown: str, **fields: str):
             "shown": shown, **fields}
     response = client.post(f"{EDITOR}/preview", data=data, headers=PLAIN)
     assert response.status_code == 200
+    keystroke.data = data
     return response
 
 
@@ -51,3 +56,62 @@ def test_the_agent_preview_page_leaves_the_chart_to_its_tab(client, bench):
     assert f'<a class="nojs-only" href="{link}">Show this panel</a>' in html
     chart = client.get(link).data.decode()
     assert '<svg class="budget-chart"' in chart and 'href="/agents/Bench/skills/skill_0' in chart
+
+
+# -- the Pipeline tab
+
+STAGE_FOLD = re.compile(r'<a class="fold-link" href="([^"]+)" hx-(get|post)="\1"\s+'
+                        r'hx-target="closest \.fold" hx-swap="outerHTML">([^<]+)</a>')
+
+
+def test_the_pipeline_tab_sends_a_page_of_each_stage(client, bench, csrf):
+    response = keystroke(client, csrf, "pipeline")
+    html = response.data.decode()
+    assert len(response.data) <= 45_000, len(response.data)  # was 125 KB, both layouts
+    assert '<ol class="stages">' in html and "template sections added" in html
+    folds = [(unescape(url), method, text) for url, method, text in STAGE_FOLD.findall(html)]
+    assert [text for _, _, text in folds] == [
+        "34 more lines of this stage", "94 more rows of this diff", "74 more rows of this diff",
+        "95 more rows of this diff", "74 more rows of this diff"]
+    assert {method for _, method, _ in folds} == {"post"}
+    assert all(url.startswith("/agents/Bench/preview/stage?skill=skill_100&")
+               for url, _, _ in folds)
+
+
+def test_a_stage_fold_posted_with_the_draft_opens_the_next_rows(client, bench, csrf):
+    html = keystroke(client, csrf, "pipeline").data.decode()
+    text, unified = [unescape(url) for url, _, _ in STAGE_FOLD.findall(html)[:2]]
+    data = keystroke.data  # the fields the last keystroke posted
+    lines = client.post(text, data=data, headers=PLAIN).data.decode()
+    (last,) = STAGE_FOLD.findall(lines)
+    assert lines.count("\n") == STAGE_PAGE + 1 and last[2] == "4 more lines of this stage"
+    lines = client.post(unescape(last[0]), data=data, headers=PLAIN).data.decode()
+    assert lines.endswith("\nTyped now.") and "fold" not in lines  # the draft's last lines
+    rows = client.post(unified, data=data, headers=PLAIN).data.decode()
+    assert rows.lstrip().startswith("<tr") and rows.count("<tr") == STAGE_PAGE + 1
+    (rest,) = STAGE_FOLD.findall(rows)
+    assert rest[1] == "post" and rest[2] == "64 more rows of this diff"
+
+
+def test_without_javascript_a_stage_fold_is_a_page_of_the_saved_skill(client, bench):
+    html = client.get(f"{EDITOR}/preview?shown=pipeline").data.decode()
+    url = unescape(STAGE_FOLD.findall(html)[0][0])
+    page = client.get(url).data.decode()
+    assert page.lstrip().lower().startswith("<!doctype html>")
+    assert "Lines 31–63 of stage “raw”" in page and "Typed now." not in page
+    (rest,) = STAGE_FOLD.findall(page)
+    assert rest[1] == "get" and rest[2] == "3 more lines of this stage"  # no form to post
+    assert '<a href="/agents/Bench/skills/skill_100/preview?shown=pipeline">skill_100</a>' in page
+
+
+@pytest.mark.parametrize("query, status", [
+    ("stage=0&layout=text&rows=1-5", 422), ("skill=skill_100&stage=x&layout=text&rows=1-5", 422),
+    ("skill=skill_100&stage=0&layout=wide&rows=1-5", 422),
+    ("skill=skill_100&stage=0&layout=text&rows=5-1", 422),
+    ("skill=skill_100&stage=0&layout=unified&rows=1-5", 404),
+    ("skill=skill_100&stage=3&layout=text&rows=1-5", 404),
+    ("skill=skill_100&stage=99&layout=split&rows=1-5", 404),
+    ("skill=nope&stage=0&layout=text&rows=1-5", 404),
+])
+def test_a_bad_stage_fold_is_refused(client, bench, query, status):
+    assert client.get(f"/agents/Bench/preview/stage?{query}").status_code == status

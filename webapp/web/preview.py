@@ -36,6 +36,7 @@ from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
 from .cut_json import BODY_CUT, cut_strings
+from .diff_window import STAGE_PAGE, diff_page, paged
 from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow
 
@@ -84,6 +85,16 @@ class StageView:
     name: str
     text: str
     diff: Diff | None  # against the previous stage; None for the first
+
+    def page(self, index: int, layout: str, start: int = 0, end: int | None = None
+             ) -> list[Any]:
+        """Rows `start`..`end` of this stage (the `index`th) as the tab shows them, a page
+        of `STAGE_PAGE` and a fold for the rest: its diff's table in `layout`, or for the
+        first stage (`text`) the lines of its text, each with its newline."""
+        if self.diff is None:
+            return paged(self.text.splitlines(keepends=True), str(index), "text", start, end,
+                         STAGE_PAGE)
+        return diff_page(self.diff, str(index), layout, start, end, STAGE_PAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +224,14 @@ def follow(workspace: Workspace, d_tag: str, choice: Choice) -> tuple[PreviewTar
     scenario and trigger with the author's message and provider."""
     target = preview_target(workspace, d_tag, choice.scenario, choice.trigger)
     return target, dataclasses.replace(choice, scenario=target.scenario, trigger=target.trigger)
+
+
+def stages_followed(workspace: Workspace, draft: Skill, choice: Choice) -> list[StageView]:
+    """The Pipeline tab's stages of the preview of `draft` for `choice`: its own, or its
+    host's where it is shown through one."""
+    drafted = with_draft(workspace, draft)
+    target, followed = follow(drafted, draft.d_tag, choice)
+    return stage_views(run(target.workspace_for(drafted), followed), target.host or draft.d_tag)
 
 
 def run_followed(workspace: Workspace, draft: Skill, choice: Choice) -> tuple[Context, Choice]:
