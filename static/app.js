@@ -539,6 +539,23 @@ document.documentElement.classList.add("js");
   document.addEventListener("htmx:afterRequest", function (event) {
     if (event.detail.successful) renewed = 0;
   });
+  // A fold of the editor's Document tab opened in place stays open: the form keeps it
+  // (`data-fold`: its view, range and the document's length) in its `opened` field, which
+  // each preview request sends, and the server shows those folds open again. Kept before
+  // the swap: the answer replaces the fold's link, whose later events reach no listener.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const detail = event.detail;
+    if (detail.shouldSwap && !detail.isError) keepOpened(detail.requestConfig && detail.requestConfig.elt);
+  });
+  const OPENED_MAX = 64;
+  function keepOpened(link) {
+    const form = editorForm();
+    const field = form && form.querySelector("input[data-opened]");
+    if (!field || !link || !link.dataset || !link.dataset.fold) return;
+    const opened = field.value.split(" ").filter(Boolean);
+    if (opened.indexOf(link.dataset.fold) < 0) opened.push(link.dataset.fold);
+    field.value = opened.slice(-OPENED_MAX).join(" ");
+  }
   document.addEventListener("htmx:sendError", function () {
     status("Preview not updated: the server cannot be reached.", "error", "preview");
   });

@@ -128,6 +128,26 @@ def test_the_lists_buttons_share_one_form(context, big_server):
     assert page.url == big_server + EDITOR
 
 
+def test_an_opened_fold_stays_open_while_typing(context, big_server):
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(context, big_server + EDITOR, errors)
+    rendered = page.locator("#panel-document .doc-rendered")
+    skill_0 = rendered.get_by_role("heading", name="Skill 0", exact=True)
+    with page.expect_response(lambda r: "/preview/lines?" in r.url):
+        rendered.get_by_role("link", name=re.compile(r"lines from 100 other skills")).click()
+    expect(skill_0).to_be_visible()
+    # The next keystrokes render the preview again: the fold stays open, with the draft.
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        type_at_end(page, "\nKept open.")
+    expect(rendered).to_contain_text("Kept open.")
+    expect(skill_0).to_be_visible()
+    expect(rendered.get_by_role("link", name=re.compile(r"lines from \d+ other skills"))
+           ).to_have_count(2)
+    assert errors == []
+
+
 def test_the_pipeline_tab_opens_a_stage_s_next_rows(context, big_server):
     from playwright.sync_api import expect
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from webapp.tokens import TokenCount, count_tokens
 from .cut_json import BODY_CUT, cut_strings
 from .diff_window import STAGE_PAGE, diff_page, paged
 from .diffing import Diff, diff_lines
-from .document_window import DocumentWindow
+from .document_window import DocumentWindow, Opened
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -274,7 +274,7 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
                   models: Models = Models(), link: Callable[[str], str] | None = None,
-                  whole: bool = False) -> Preview:
+                  whole: bool = False, opened: Sequence[Opened] = ()) -> Preview:
     """Assemble saved and draft contexts for `choice` and build every tab's view data.
 
     Both are assembled where the draft is used (`follow`: the decision is the draft's, so
@@ -282,6 +282,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
     (without it, they do not link). `whole` shows the whole document even when it is
     large (a draft previewed without JavaScript: no link could load its folds again).
+    `opened`: the Document tab's folds the author opened, shown open.
     """
     drafted = with_draft(workspace, draft)
     target, followed = follow(drafted, draft.d_tag, choice)
@@ -295,7 +296,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     cards = [message_card(m) for m in context.messages]
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
-    window = DocumentWindow(context, draft.d_tag, link, whole)
+    window = DocumentWindow(context, draft.d_tag, link, whole, opened)
     return Preview(
         d_tag=draft.d_tag,
         target=target,
