@@ -1,6 +1,8 @@
 """In a real browser, on a workspace of real size (200 skills of about 2 KB, a document of
 21,000 lines): a keystroke's answer stays small, the open tab shows the draft, the others
-load it when opened, a fold opens in place, and the comparison page shows its hunks."""
+load it when opened, a fold opens in place and stays open while the author types, a
+Pipeline stage and the comparison page show a page of rows and load more, and the agent
+preview's budget chart comes with its tab."""
 
 from __future__ import annotations
 
@@ -163,3 +165,15 @@ def test_the_pipeline_tab_opens_a_stage_s_next_rows(context, big_server):
     expect(stage.get_by_role("link", name=re.compile(r"\b6\d more rows of this diff"))
            ).to_be_visible()
 
+
+def test_the_budget_chart_loads_with_its_tab(context, big_server):
+    from playwright.sync_api import expect
+
+    page = open_page(context, big_server + "/agents/Bench/preview")
+    expect(page.locator("#agent-preview .budget meter")).to_be_attached()
+    chart = page.get_by_role("img", name="Tokens by skill, tool and variable, largest first")
+    expect(chart).to_have_count(0)
+    with page.expect_response(lambda r: "/agents/Bench/preview?" in r.url):
+        page.get_by_role("tab", name="Budget").click()
+    expect(chart).to_be_visible()
+    expect(chart.locator("a")).to_have_count(200)
