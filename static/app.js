@@ -56,11 +56,19 @@ document.documentElement.classList.add("js");
     const form = wrap.closest("form") || document.getElementById(wrap.dataset.form || "");
     const field = form && form.querySelector("input[data-shown]");
     if (!field) return;
+    // The Document tab sends its open view alone, the Pipeline tab its diffs' open layout.
     const tab = wrap.dataset.tab;
-    field.value = tab === "document" ? "document:" + (wrap.dataset.docView || "rendered") : tab;
+    const view = {document: wrap.dataset.docView || "rendered",
+                  pipeline: wrap.dataset.diffView || "unified"}[tab];
+    field.value = view ? tab + ":" + view : tab;
     const panel = wrap.querySelector('.panel[data-panel="' + tab + '"]');
-    const view = tab === "document" ? panel && panel.querySelector(".doc-" + wrap.dataset.docView) : panel;
-    if (view && view.querySelector("[data-lazy]") && window.htmx && refills < 3) {
+    const lazy = !panel ? null : tab === "document"
+      ? panel.querySelector(".doc-" + view + " [data-lazy]")
+      : Array.from(panel.querySelectorAll("[data-lazy]")).find(function (el) {
+          const other = el.closest(".diff-unified, .diff-split");
+          return !other || !view || other.classList.contains("diff-" + view);
+        });
+    if (lazy && window.htmx && refills < 3) {
       refills += 1;
       htmx.trigger(form, "change");
     }

@@ -164,6 +164,13 @@ def test_the_pipeline_tab_opens_a_stage_s_next_rows(context, big_server):
     expect(stage).to_contain_text("item 24")
     expect(stage.get_by_role("link", name=re.compile(r"\b6\d more rows of this diff"))
            ).to_be_visible()
+    # The side-by-side layout came as a placeholder; switching to it loads it.
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        page.get_by_role("tabpanel", name="Pipeline").get_by_role(
+            "button", name="Unified / Side by side").click()
+    split = page.get_by_role("table", name="Variables resolved, side by side")
+    expect(split).to_contain_text("item 3")
+    expect(stage).to_be_hidden()
 
 
 def test_the_budget_chart_loads_with_its_tab(context, big_server):

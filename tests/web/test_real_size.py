@@ -64,22 +64,39 @@ STAGE_FOLD = re.compile(r'<a class="fold-link" href="([^"]+)" hx-(get|post)="\1"
                         r'hx-target="closest \.fold" hx-swap="outerHTML">([^<]+)</a>')
 
 
-def test_the_pipeline_tab_sends_a_page_of_each_stage(client, bench, csrf):
-    response = keystroke(client, csrf, "pipeline")
+@pytest.mark.parametrize("layout", ["unified", "split"])
+def test_the_pipeline_tab_sends_a_page_of_each_stage_in_its_layout(client, bench, csrf,
+                                                                    layout):
+    response = keystroke(client, csrf, f"pipeline:{layout}")
     html = response.data.decode()
-    assert len(response.data) <= 45_000, len(response.data)  # was 125 KB, both layouts
+    # Was 125 KB: every row of every stage, in both layouts.
+    assert len(response.data) <= 30_000, len(response.data)
     assert '<ol class="stages">' in html and "template sections added" in html
+    other = "split" if layout == "unified" else "unified"
+    assert f'<table class="diff diff-{layout}"' in html
+    assert f'<table class="diff diff-{other}"' not in html
+    link = f"/agents/Bench/skills/skill_100/preview?shown=pipeline:{other}"
+    assert html.count(f'<div class="diff-{other}"><p class="lazy muted" data-lazy>') == 3
+    assert f'href="{link}">Show this panel</a>' in html
     folds = [(unescape(url), method, text) for url, method, text in STAGE_FOLD.findall(html)]
     assert [text for _, _, text in folds] == [
-        "34 more lines of this stage", "94 more rows of this diff", "74 more rows of this diff",
-        "95 more rows of this diff", "74 more rows of this diff"]
+        "34 more lines of this stage",
+        f"{94 if layout == 'unified' else 74} more rows of this diff",
+        f"{95 if layout == 'unified' else 74} more rows of this diff"]
     assert {method for _, method, _ in folds} == {"post"}
     assert all(url.startswith("/agents/Bench/preview/stage?skill=skill_100&")
                for url, _, _ in folds)
 
 
-def test_a_stage_fold_posted_with_the_draft_opens_the_next_rows(client, bench, csrf):
+def test_the_pipeline_tab_without_a_layout_sends_both(client, bench, csrf):
     html = keystroke(client, csrf, "pipeline").data.decode()
+    pipeline = html.split('id="panel-pipeline"')[1]
+    assert pipeline.count('<table class="diff diff-unified"') == 3
+    assert pipeline.count('<table class="diff diff-split"') == 3 and "data-lazy" not in pipeline
+
+
+def test_a_stage_fold_posted_with_the_draft_opens_the_next_rows(client, bench, csrf):
+    html = keystroke(client, csrf, "pipeline:unified").data.decode()
     text, unified = [unescape(url) for url, _, _ in STAGE_FOLD.findall(html)[:2]]
     data = keystroke.data  # the fields the last keystroke posted
     lines = client.post(text, data=data, headers=PLAIN).data.decode()
