@@ -183,4 +183,6 @@ def test_the_budget_chart_loads_with_its_tab(context, big_server):
     with page.expect_response(lambda r: "/agents/Bench/preview?" in r.url):
         page.get_by_role("tab", name="Budget").click()
     expect(chart).to_be_visible()
+    expect(chart.locator("g.bar")).to_have_count(40)  # the largest parts (here the tools)
+    page.get_by_role("link", name=re.compile(r"^Chart all \d+ parts$")).click()
     expect(chart.locator("a")).to_have_count(200)

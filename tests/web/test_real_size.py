@@ -10,6 +10,7 @@ from html import unescape
 import pytest
 
 from benchmarks.workspaces import scale_workspace
+from webapp.web.agent_view import CHART_BARS
 from webapp.web.diff_window import STAGE_PAGE
 
 from .conftest import HTMX
@@ -34,7 +35,7 @@ def keystroke(client, csrf, shown: str, **fields: str):
 
 @pytest.mark.parametrize("shown, bound", [
     ("document:rendered", 20_000), ("document:source", 70_000), ("messages", 20_000),
-    ("log", 12_000), ("problems", 10_000), ("budget", 100_000),
+    ("log", 12_000), ("problems", 10_000), ("budget", 25_000),
 ])
 def test_the_agent_preview_sends_the_open_tab_alone(client, bench, shown, bound):
     fragment = client.get("/agents/Bench/preview", query_string={"shown": shown},
@@ -55,7 +56,13 @@ def test_the_agent_preview_page_leaves_the_chart_to_its_tab(client, bench):
     link = "/agents/Bench/preview?shown=budget"
     assert f'<a class="nojs-only" href="{link}">Show this panel</a>' in html
     chart = client.get(link).data.decode()
-    assert '<svg class="budget-chart"' in chart and 'href="/agents/Bench/skills/skill_0' in chart
+    assert '<svg class="budget-chart"' in chart and 'href="/agents/Bench/skills/skill_' in chart
+    # The largest parts; the others are a link away.
+    assert chart.count('<g class="bar ') == CHART_BARS
+    every = re.search(r'<a href="([^"]+)">Chart all 252 parts</a>', chart)
+    assert "And 212 smaller parts: " in chart and every
+    chart = client.get(unescape(every[1])).data.decode()
+    assert chart.count('<g class="bar ') == 252 and "smaller part" not in chart
 
 
 # -- the Pipeline tab

@@ -43,7 +43,7 @@ PAGE_PANELS = shown_panels("document:rendered")
 @bp.get("/agents/<agent>/preview")
 def show(agent: str) -> Response:
     """The agent's context for the scenario (and overrides) in the query string (with
-    `shown`, that panel alone)."""
+    `shown`, that panel alone; with `parts=all`, every part in the Budget chart)."""
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
     args = choice_args(choice, workspace)
@@ -54,7 +54,7 @@ def show(agent: str) -> Response:
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
-        preview=preview, errors=errors)
+        preview=preview, errors=errors, every_part=request.args.get("parts") == "all")
 
 
 @bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
