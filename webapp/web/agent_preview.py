@@ -23,6 +23,7 @@ from .document_window import VIEWS, DocumentWindow, parse_lines
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
 from .preview import (
     Choice,
+    StageView,
     preview_models,
     request_bodies,
     run,
@@ -75,7 +76,7 @@ def lines(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/stage", methods=["GET", "POST"])
-def stage(agent: str) -> Response:
+def stage_rows(agent: str) -> Response:
     """Rows of a stage of the editor's Pipeline tab that were folded (`skill`, `stage`,
     `layout`, `rows`): of the saved skill (GET) or of the draft the editor's form posts."""
     index, layout = request.args.get("stage", ""), request.args.get("layout")
@@ -86,15 +87,13 @@ def stage(agent: str) -> Response:
                                "split; rows: like 121-340")
     workspace = load_workspace(agent)
     draft, choice, args = fold_source(agent, workspace, skill)
-    stages = stages_followed(workspace, draft, choice)
-    if int(index) >= len(stages) or (layout == "text") != (stages[int(index)].diff is None):
-        abort(404, description=f"No stage {index} laid out as {layout} in this pipeline.")
+    stage = stage_of(stages_followed(workspace, draft, choice), int(index), layout)
+    links = editor_links(agent, skill, args)
+    if not wants_fragment():
+        links["fold_method"] = "get"  # a page has no form to post: its folds are links
     return page_or_fragment("stage_rows.html", "_stage_rows.html", agent=agent, skill=skill,
-                            stage=stages[int(index)], layout=layout, span=span,
-                            items=stages[int(index)].page(int(index), layout, *span),
-                            **editor_links(agent, skill, args)
-                            # A page has no form to post: its folds are links.
-                            | ({} if wants_fragment() else {"fold_method": "get"}))
+                            stage=stage, layout=layout, span=span,
+                            items=stage.page(int(index), layout, *span), **links)
 
 
 @bp.route("/agents/<agent>/preview/body", methods=["GET", "POST"])
@@ -196,6 +195,14 @@ def fold_source(agent: str, workspace: Workspace, skill: str
     # The preview keeps the saved d_tag until a rename is saved (as the editor does).
     form = parse_skill_form(request_data()[0], saved, from_form=not request.is_json)
     return dataclasses.replace(form.draft, d_tag=skill), choice, args
+
+
+def stage_of(stages: list[StageView], index: int, layout: str) -> StageView:
+    """The `index`th of `stages`, if `layout` is one it is shown in (`text` the first
+    stage, a diff's layout the others); else 404."""
+    if index >= len(stages) or (layout == "text") != (stages[index].diff is None):
+        abort(404, description=f"No stage {index} laid out as {layout} in this pipeline.")
+    return stages[index]
 
 
 def sides(args: Any, workspace: Workspace) -> tuple[Choice, Choice, dict[str, str]]:

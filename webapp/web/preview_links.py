@@ -29,7 +29,7 @@ def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]
         "fold_method": "post",
         "body_url": lambda body: url_for("agent_preview.body", agent=agent, skill=d_tag,
                                          provider=body.slug, **args),
-        "stage_url": lambda fold: url_for("agent_preview.stage", agent=agent, skill=d_tag,
+        "stage_url": lambda fold: url_for("agent_preview.stage_rows", agent=agent, skill=d_tag,
                                           stage=fold.which, layout=fold.layout,
                                           rows=fold.rows, **args),
     }
