@@ -149,7 +149,7 @@ def test_a_small_document_is_shown_whole():
 
 def test_lines_are_read_as_the_address_writes_them():
     assert parse_lines("121-340") == (120, 340) and parse_lines("1-1") == (0, 1)
-    for bad in ("0-3", "3-2", "a-b", "1-", "-1", "١-٢", None, ["1-2"]):
+    for bad in ("0-3", "3-2", "a-b", "1-", "-1", "١-٢", None, ["1-2"], "1" * 5000 + "-2"):
         assert parse_lines(bad) is None
     assert Fold("source", 120, 340, 12).lines == "121-340"
     assert Fold("source", 0, 1200, 1).text == "1,200 lines from 1 other skill"
@@ -238,7 +238,8 @@ def test_an_opened_fold_after_the_skill_moves_with_the_lines_typed():
 def test_opened_folds_are_read_as_the_form_keeps_them():
     assert parse_opened("source:121-340/21000 rendered:1-5/9") == [
         Opened("source", 120, 340, 21000), Opened("rendered", 0, 5, 9)]
-    assert parse_opened("other:1-5/9 source:5-1/9 source:1-5 source:1-5/x") == []
+    assert parse_opened("other:1-5/9 source:5-1/9 source:1-5 source:1-5/x "
+                        f"source:1-5/{'9' * 5000}") == []
     assert parse_opened(None) == [] and parse_opened(["source:1-5/9"]) == []
     assert len(parse_opened(" ".join(["source:1-5/9"] * 100))) == document_window.OPENED_MAX
     assert Fold("source", 120, 340, 3, total=21000).opened == "source:121-340/21000"

@@ -133,6 +133,8 @@ def test_without_javascript_a_stage_fold_is_a_page_of_the_saved_skill(client, be
     ("stage=0&layout=text&rows=1-5", 422), ("skill=skill_100&stage=x&layout=text&rows=1-5", 422),
     ("skill=skill_100&stage=0&layout=wide&rows=1-5", 422),
     ("skill=skill_100&stage=0&layout=text&rows=5-1", 422),
+    (f"skill=skill_100&stage={'9' * 5000}&layout=text&rows=1-5", 422),
+    (f"skill=skill_100&stage=0&layout=text&rows=1-{'9' * 5000}", 422),
     ("skill=skill_100&stage=0&layout=unified&rows=1-5", 404),
     ("skill=skill_100&stage=3&layout=text&rows=1-5", 404),
     ("skill=skill_100&stage=99&layout=split&rows=1-5", 404),

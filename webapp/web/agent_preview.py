@@ -19,7 +19,7 @@ from webapp.pipeline import Skill, Workspace
 
 from .agent_view import build, build_comparison, compared
 from .diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
-from .document_window import VIEWS, DocumentWindow, parse_lines
+from .document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
 from .preview import (
     Choice,
@@ -81,7 +81,7 @@ def stage_rows(agent: str) -> Response:
     `layout`, `rows`): of the saved skill (GET) or of the draft the editor's form posts."""
     index, layout = request.args.get("stage", ""), request.args.get("layout")
     span, skill = parse_lines(request.args.get("rows")), request.args.get("skill")
-    if not (index.isascii() and index.isdigit()) or layout not in STAGE_LAYOUTS \
+    if not is_count(index) or layout not in STAGE_LAYOUTS \
             or span is None or not skill:
         abort(422, description="skill: a d_tag; stage: a number; layout: text, unified or "
                                "split; rows: like 121-340")

@@ -95,10 +95,16 @@ def parse_lines(value: object) -> tuple[int, int] | None:
     if not isinstance(value, str):
         return None
     first, _, last = value.partition("-")
-    if not (first.isascii() and first.isdigit() and last.isascii() and last.isdigit()):
+    if not (is_count(first) and is_count(last)):
         return None
     start, end = int(first) - 1, int(last)
     return (start, end) if 0 <= start < end else None
+
+
+def is_count(text: str) -> bool:
+    """Whether `text` is a line number or count as an address writes one: ASCII digits,
+    few enough for any document (and for `int`, which refuses 4,300 digits or more)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +128,7 @@ def parse_opened(value: object) -> list[Opened]:
         view, _, rest = item.partition(":")
         lines, _, total = rest.partition("/")
         span = parse_lines(lines)
-        if view in VIEWS and span and total.isascii() and total.isdigit():
+        if view in VIEWS and span and is_count(total):
             found.append(Opened(view, *span, int(total)))
     return found
 
