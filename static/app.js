@@ -56,11 +56,19 @@ document.documentElement.classList.add("js");
     const form = wrap.closest("form") || document.getElementById(wrap.dataset.form || "");
     const field = form && form.querySelector("input[data-shown]");
     if (!field) return;
+    // The Document tab sends its open view alone, the Pipeline tab its diffs' open layout.
     const tab = wrap.dataset.tab;
-    field.value = tab === "document" ? "document:" + (wrap.dataset.docView || "rendered") : tab;
+    const view = {document: wrap.dataset.docView || "rendered",
+                  pipeline: wrap.dataset.diffView || "unified"}[tab];
+    field.value = view ? tab + ":" + view : tab;
     const panel = wrap.querySelector('.panel[data-panel="' + tab + '"]');
-    const view = tab === "document" ? panel && panel.querySelector(".doc-" + wrap.dataset.docView) : panel;
-    if (view && view.querySelector("[data-lazy]") && window.htmx && refills < 3) {
+    const lazy = !panel ? null : tab === "document"
+      ? panel.querySelector(".doc-" + view + " [data-lazy]")
+      : Array.from(panel.querySelectorAll("[data-lazy]")).find(function (el) {
+          const other = el.closest(".diff-unified, .diff-split");
+          return !other || !view || other.classList.contains("diff-" + view);
+        });
+    if (lazy && window.htmx && refills < 3) {
       refills += 1;
       htmx.trigger(form, "change");
     }
@@ -539,6 +547,23 @@ document.documentElement.classList.add("js");
   document.addEventListener("htmx:afterRequest", function (event) {
     if (event.detail.successful) renewed = 0;
   });
+  // A fold of the editor's Document tab opened in place stays open: the form keeps it
+  // (`data-fold`: its view, range and the document's length) in its `opened` field, which
+  // each preview request sends, and the server shows those folds open again. Kept before
+  // the swap: the answer replaces the fold's link, whose later events reach no listener.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const detail = event.detail;
+    if (detail.shouldSwap && !detail.isError) keepOpened(detail.requestConfig && detail.requestConfig.elt);
+  });
+  const OPENED_MAX = 64;
+  function keepOpened(link) {
+    const form = editorForm();
+    const field = form && form.querySelector("input[data-opened]");
+    if (!field || !link || !link.dataset || !link.dataset.fold) return;
+    const opened = field.value.split(" ").filter(Boolean);
+    if (opened.indexOf(link.dataset.fold) < 0) opened.push(link.dataset.fold);
+    field.value = opened.slice(-OPENED_MAX).join(" ");
+  }
   document.addEventListener("htmx:sendError", function () {
     status("Preview not updated: the server cannot be reached.", "error", "preview");
   });

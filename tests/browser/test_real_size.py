@@ -1,6 +1,8 @@
 """In a real browser, on a workspace of real size (200 skills of about 2 KB, a document of
 21,000 lines): a keystroke's answer stays small, the open tab shows the draft, the others
-load it when opened, a fold opens in place, and the comparison page shows its hunks."""
+load it when opened, a fold opens in place and stays open while the author types, a
+Pipeline stage and the comparison page show a page of rows and load more, and the agent
+preview's budget chart comes with its tab."""
 
 from __future__ import annotations
 
@@ -126,3 +128,61 @@ def test_the_lists_buttons_share_one_form(context, big_server):
     items = page.locator("#skill-items .skill-tag")
     expect(items.nth(4)).to_have_text("skill_5")
     assert page.url == big_server + EDITOR
+
+
+def test_an_opened_fold_stays_open_while_typing(context, big_server):
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(context, big_server + EDITOR, errors)
+    rendered = page.locator("#panel-document .doc-rendered")
+    skill_0 = rendered.get_by_role("heading", name="Skill 0", exact=True)
+    with page.expect_response(lambda r: "/preview/lines?" in r.url):
+        rendered.get_by_role("link", name=re.compile(r"lines from 100 other skills")).click()
+    expect(skill_0).to_be_visible()
+    # The next keystrokes render the preview again: the fold stays open, with the draft.
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        type_at_end(page, "\nKept open.")
+    expect(rendered).to_contain_text("Kept open.")
+    expect(skill_0).to_be_visible()
+    expect(rendered.get_by_role("link", name=re.compile(r"lines from \d+ other skills"))
+           ).to_have_count(2)
+    assert errors == []
+
+
+def test_the_pipeline_tab_opens_a_stage_s_next_rows(context, big_server):
+    from playwright.sync_api import expect
+
+    page = open_page(context, big_server + EDITOR)
+    with page.expect_response(lambda r: "/preview" in r.url):
+        page.get_by_role("tab", name="Pipeline").click()
+    stage = page.get_by_role("table", name="Variables resolved, unified")
+    expect(stage).to_contain_text("item 3")
+    expect(stage).not_to_contain_text("item 24")
+    with page.expect_response(lambda r: "/preview/stage?" in r.url):
+        stage.get_by_role("link", name=re.compile(r"\b9\d more rows of this diff")).click()
+    expect(stage).to_contain_text("item 24")
+    expect(stage.get_by_role("link", name=re.compile(r"\b6\d more rows of this diff"))
+           ).to_be_visible()
+    # The side-by-side layout came as a placeholder; switching to it loads it.
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        page.get_by_role("tabpanel", name="Pipeline").get_by_role(
+            "button", name="Unified / Side by side").click()
+    split = page.get_by_role("table", name="Variables resolved, side by side")
+    expect(split).to_contain_text("item 3")
+    expect(stage).to_be_hidden()
+
+
+def test_the_budget_chart_loads_with_its_tab(context, big_server):
+    from playwright.sync_api import expect
+
+    page = open_page(context, big_server + "/agents/Bench/preview")
+    expect(page.locator("#agent-preview .budget meter")).to_be_attached()
+    chart = page.get_by_role("img", name="Tokens by skill, tool and variable, largest first")
+    expect(chart).to_have_count(0)
+    with page.expect_response(lambda r: "/agents/Bench/preview?" in r.url):
+        page.get_by_role("tab", name="Budget").click()
+    expect(chart).to_be_visible()
+    expect(chart.locator("g.bar")).to_have_count(40)  # the largest parts (here the tools)
+    page.get_by_role("link", name=re.compile(r"^Chart all \d+ parts$")).click()
+    expect(chart.locator("a")).to_have_count(200)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import webapp
+from benchmarks.workspaces import scale_workspace
 from webapp import db, store
 from webapp.pipeline import load_bundle
 
@@ -50,6 +51,15 @@ def many(app) -> str:
     with app.app_context():
         store.import_bundle(db.get_session(), many_skills(60))
     return "Many"
+
+
+@pytest.fixture
+def bench(app) -> str:
+    """The benchmarks' real size: 200 skills of about 2 KB using 50 tools (a document of
+    21,000 lines), `skill_0`..`skill_199`, scenario `bench`, as agent `Bench`."""
+    with app.app_context():
+        store.import_bundle(db.get_session(), scale_workspace(200))
+    return "Bench"
 
 
 def is_page(response) -> bool:

@@ -59,6 +59,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("agent_preview.compare_lines", "GET"): VIEWER,
     ("agent_preview.lines", "GET"): VIEWER,
     ("agent_preview.lines", "POST"): VIEWER,
+    ("agent_preview.stage_rows", "GET"): VIEWER,
+    ("agent_preview.stage_rows", "POST"): VIEWER,
     ("agent_preview.body", "GET"): VIEWER,
     ("agent_preview.body", "POST"): VIEWER,
     ("agent_preview.append_log", "POST"): AUTHOR,

@@ -4,6 +4,7 @@ the whole document."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import re
 from html import unescape
@@ -14,7 +15,8 @@ import pytest
 from webapp.pipeline import assemble
 from webapp.render import markdown_to_html
 from webapp.web import document_window
-from webapp.web.document_window import DocumentWindow, Fold, parse_lines
+from webapp.web.document_window import DocumentWindow, Fold, Opened, parse_lines, parse_opened
+from webapp.web.preview import with_draft
 from webapp.web.source_view import source_rows
 
 from .conftest import HTMX
@@ -22,13 +24,16 @@ from .workspaces import many_skills
 
 EDITOR = "/agents/Many/skills/skill_30"
 FOLD = re.compile(r'<a class="fold-link" href="([^"]+)" hx-(get|post)="\1"\s+'
-                  r'hx-target="closest \.fold" hx-swap="outerHTML">([^<]+)</a>')
+                  r'hx-target="closest \.fold" hx-swap="outerHTML"(?: data-fold="[^"]+")?>'
+                  r'([^<]+)</a>')
 
 
-def keystroke(client, csrf, shown: str, text: str = "Typed now.", **headers):
+def keystroke(client, csrf, shown: str, text: str = "Typed now.", opened: str = "",
+              **headers):
     content = many_skills(60).skills_by_tag["skill_30"].content + "\n\n" + text
     data = {"csrf_token": csrf, "version": "1", "d_tag": "skill_30", "name": "", "layer": "1",
-            "triggers": "dm", "enabled": "1", "content": content, "shown": shown}
+            "triggers": "dm", "enabled": "1", "content": content, "shown": shown,
+            "opened": opened}
     response = client.post(f"{EDITOR}/preview", data=data, headers={**HTMX, **headers})
     assert response.status_code == 200
     return response, data
@@ -144,7 +149,7 @@ def test_a_small_document_is_shown_whole():
 
 def test_lines_are_read_as_the_address_writes_them():
     assert parse_lines("121-340") == (120, 340) and parse_lines("1-1") == (0, 1)
-    for bad in ("0-3", "3-2", "a-b", "1-", "-1", "١-٢", None, ["1-2"]):
+    for bad in ("0-3", "3-2", "a-b", "1-", "-1", "١-٢", None, ["1-2"], "1" * 5000 + "-2"):
         assert parse_lines(bad) is None
     assert Fold("source", 120, 340, 12).lines == "121-340"
     assert Fold("source", 0, 1200, 1).text == "1,200 lines from 1 other skill"
@@ -172,7 +177,81 @@ def test_a_large_documents_bodies_are_cut_and_whole_a_click_away(client, many, c
 
 
 def test_a_shown_field_naming_no_panel_gets_every_panel_windowed(client, many, csrf):
-    response, _ = keystroke(client, csrf, "budget")  # the editor has no Budget tab
+    response, _ = keystroke(client, csrf, "chart")
     html = response.data.decode()
     assert 'class="request-body"' in html and 'id="log-entry"' not in html
     assert FOLD.search(html) and "skill 50 does" not in html
+
+
+# -- folds opened stay open
+
+
+def flat(parts: list, sep: str) -> list:
+    """`parts` as the page shows them: runs of lines joined, a fold as its range."""
+    out: list = []
+    for part in parts:
+        if isinstance(part, Fold):
+            out.append((part.view, part.start, part.end))
+        elif out and isinstance(out[-1], str):
+            out[-1] += sep + str(part)
+        else:
+            out.append(str(part))
+    return out
+
+
+def with_opened(parts: list, window: DocumentWindow, fold: Fold) -> list:
+    """`parts` with `fold` opened in place, as htmx does."""
+    i = parts.index(fold)
+    return parts[:i] + window.expand(fold.view, fold.start, fold.end) + parts[i + 1:]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_window_with_a_fold_opened_shows_it_as_opening_it_did(which):
+    context = assemble(many_skills(60), "dm")
+    window = DocumentWindow(context, "skill_30", None)
+    source = window.source()
+    fold = [part for part in source if isinstance(part, Fold)][which]
+    again = DocumentWindow(context, "skill_30", None, opened=parse_opened(fold.opened))
+    assert flat(again.source(), "") == flat(with_opened(source, window, fold), "")
+    (_, rendered), _ = window.rendered(context.messages)
+    fold = [part for part in rendered if isinstance(part, Fold)][which]
+    again = DocumentWindow(context, "skill_30", None, opened=parse_opened(fold.opened))
+    (_, shown), _ = again.rendered(context.messages)
+    assert flat(shown, "\n") == flat(with_opened(rendered, window, fold), "\n")
+
+
+def test_an_opened_fold_after_the_skill_moves_with_the_lines_typed():
+    workspace = many_skills(60)
+    window = DocumentWindow(assemble(workspace, "dm"), "skill_30", None)
+    fold = [part for part in window.source() if isinstance(part, Fold)][1]  # after skill_30
+    skill = workspace.skills_by_tag["skill_30"]
+    typed = dataclasses.replace(skill, content=skill.content + "\n\nTwo lines\ntyped.")
+    context = assemble(with_draft(workspace, typed), "dm")
+    again = DocumentWindow(context, "skill_30", None, opened=parse_opened(fold.opened))
+    folds = [part for part in again.source() if isinstance(part, Fold)]
+    moved = fold.start + len(context.provenance) - fold.total  # 3 lines more
+    assert moved == fold.start + 3
+    assert (folds[-1].start, folds[-1].end) == (moved + document_window.PAGE_LINES,
+                                                len(context.provenance))
+
+
+def test_opened_folds_are_read_as_the_form_keeps_them():
+    assert parse_opened("source:121-340/21000 rendered:1-5/9") == [
+        Opened("source", 120, 340, 21000), Opened("rendered", 0, 5, 9)]
+    assert parse_opened("other:1-5/9 source:5-1/9 source:1-5 source:1-5/x "
+                        f"source:1-5/{'9' * 5000}") == []
+    assert parse_opened(None) == [] and parse_opened(["source:1-5/9"]) == []
+    assert len(parse_opened(" ".join(["source:1-5/9"] * 100))) == document_window.OPENED_MAX
+    assert Fold("source", 120, 340, 3, total=21000).opened == "source:121-340/21000"
+
+
+def test_a_keystroke_shows_the_folds_opened_open(client, many, csrf):
+    for shown in ("document:rendered", "document:source"):
+        response, _ = keystroke(client, csrf, shown)
+        html = response.data.decode()
+        fold = re.search(r'data-fold="([^"]+)">([^<]+)</a>', html)
+        assert "skill 0 does" not in html and fold[2].endswith("from 30 other skills")
+        response, _ = keystroke(client, csrf, shown, opened=fold[1], text="Typed next.")
+        html = response.data.decode()
+        assert "skill 0 does" in html and "Typed next." in html  # open, with the draft
+        assert fold[1] not in html  # that fold is not offered again

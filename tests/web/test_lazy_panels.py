@@ -47,6 +47,8 @@ def test_without_the_field_every_panel_is_sent(client, simon, skill_form):
 
 def test_the_document_tab_alone_means_both_views():
     assert shown_panels("document") == {"document", "document:rendered", "document:source"}
+    assert shown_panels("pipeline") == {"pipeline", "pipeline:unified", "pipeline:split"}
+    assert shown_panels("pipeline:split") == {"pipeline", "pipeline:split"}
     assert shown_panels("diff") == {"diff"} and shown_panels(None) is None
     assert shown_panels(["diff"]) is None
 

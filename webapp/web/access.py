@@ -83,6 +83,7 @@ ACCESS: dict[str, dict[str, str]] = {
     # A folded part of a preview, or a whole request body: of the draft a form posts too,
     # computed and stored nowhere, as a preview is.
     "agent_preview.lines": {"GET": VIEWER, "POST": VIEWER},
+    "agent_preview.stage_rows": {"GET": VIEWER, "POST": VIEWER},
     "agent_preview.body": {"GET": VIEWER, "POST": VIEWER},
     "agent_preview.append_log": {"POST": AUTHOR},
     "editor.agent": READ,

@@ -15,15 +15,24 @@ from flask import Blueprint, Response, abort, g, request, url_for
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import Workspace
+from webapp.pipeline import Skill, Workspace
 
 from .agent_view import build, build_comparison, compared
-from .diff_window import DIFFS, LAYOUTS, DiffFold, diff_page
-from .document_window import VIEWS, DocumentWindow, parse_lines
+from .diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
+from .document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
-from .preview import Choice, preview_models, request_bodies, run, run_followed, skill_link
+from .preview import (
+    Choice,
+    StageView,
+    preview_models,
+    request_bodies,
+    run,
+    run_followed,
+    skill_link,
+    stages_followed,
+)
 from .preview_links import agent_links, editor_links
-from .responses import done, page_or_fragment, shown_panels
+from .responses import done, page_or_fragment, shown_panels, wants_fragment
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
@@ -35,7 +44,7 @@ PAGE_PANELS = shown_panels("document:rendered")
 @bp.get("/agents/<agent>/preview")
 def show(agent: str) -> Response:
     """The agent's context for the scenario (and overrides) in the query string (with
-    `shown`, that panel alone)."""
+    `shown`, that panel alone; with `parts=all`, every part in the Budget chart)."""
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
     args = choice_args(choice, workspace)
@@ -46,7 +55,7 @@ def show(agent: str) -> Response:
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
-        preview=preview, errors=errors)
+        preview=preview, errors=errors, every_part=request.args.get("parts") == "all")
 
 
 @bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
@@ -64,6 +73,27 @@ def lines(agent: str) -> Response:
     return page_or_fragment("preview_lines.html", "_preview_lines.html", agent=agent,
                             skill=skill, view=view, span=span, args=args,
                             parts=window.expand(view, *span), **links)
+
+
+@bp.route("/agents/<agent>/preview/stage", methods=["GET", "POST"])
+def stage_rows(agent: str) -> Response:
+    """Rows of a stage of the editor's Pipeline tab that were folded (`skill`, `stage`,
+    `layout`, `rows`): of the saved skill (GET) or of the draft the editor's form posts."""
+    index, layout = request.args.get("stage", ""), request.args.get("layout")
+    span, skill = parse_lines(request.args.get("rows")), request.args.get("skill")
+    if not is_count(index) or layout not in STAGE_LAYOUTS \
+            or span is None or not skill:
+        abort(422, description="skill: a d_tag; stage: a number; layout: text, unified or "
+                               "split; rows: like 121-340")
+    workspace = load_workspace(agent)
+    draft, choice, args = fold_source(agent, workspace, skill)
+    stage = stage_of(stages_followed(workspace, draft, choice), int(index), layout)
+    links = editor_links(agent, skill, args)
+    if not wants_fragment():
+        links["fold_method"] = "get"  # a page has no form to post: its folds are links
+    return page_or_fragment("stage_rows.html", "_stage_rows.html", agent=agent, skill=skill,
+                            stage=stage, layout=layout, span=span,
+                            items=stage.page(int(index), layout, *span), **links)
 
 
 @bp.route("/agents/<agent>/preview/body", methods=["GET", "POST"])
@@ -135,22 +165,44 @@ def compare_lines(agent: str) -> Response:
 def fold_window(agent: str, workspace: Workspace, skill: str | None
                 ) -> tuple[DocumentWindow, dict[str, str]]:
     """The window of the document a fold belongs to, and the picker's arguments: the
-    agent preview's (no `skill`), or the editor's preview of `skill` with the posted draft
-    in place (a POST) or saved (a GET), assembled where that preview is (`run_followed`)."""
+    agent preview's (no `skill`), or the editor's preview of `skill` (`fold_source`),
+    assembled where that preview is (`run_followed`)."""
+    if skill is None:
+        choice, args = fold_choice(workspace)
+        return DocumentWindow(run(workspace, choice), None, skill_link(agent, args)), args
+    draft, choice, args = fold_source(agent, workspace, skill)
+    context, _ = run_followed(workspace, draft, choice)
+    return DocumentWindow(context, skill, skill_link(agent, args)), args
+
+
+def fold_choice(workspace: Workspace) -> tuple[Choice, dict[str, str]]:
+    """The picker's choice a fold's request names (posted with the editor's form, or in
+    its query string), and its arguments for links."""
     data = request_data()[0] if request.method == "POST" else request.args
     choice, _ = picker_choice(data, workspace)
-    args = choice_args(choice, workspace)
-    link = skill_link(agent, args)
-    if skill is None:
-        return DocumentWindow(run(workspace, choice), None, link), args
+    return choice, choice_args(choice, workspace)
+
+
+def fold_source(agent: str, workspace: Workspace, skill: str
+                ) -> tuple[Skill, Choice, dict[str, str]]:
+    """Skill `skill` as the editor's preview a fold belongs to shows it: the draft the
+    editor's form posts (a POST) or the saved skill (a GET, 404 if there is none); and
+    the picker's choice and arguments."""
+    choice, args = fold_choice(workspace)
     saved = store.skill_of(store.get_skill(get_session(), agent, skill))
-    draft = saved
-    if request.method == "POST":
-        # The preview keeps the saved d_tag until a rename is saved (as the editor does).
-        form = parse_skill_form(data, saved, from_form=not request.is_json)
-        draft = dataclasses.replace(form.draft, d_tag=skill)
-    context, _ = run_followed(workspace, draft, choice)
-    return DocumentWindow(context, skill, link), args
+    if request.method != "POST":
+        return saved, choice, args
+    # The preview keeps the saved d_tag until a rename is saved (as the editor does).
+    form = parse_skill_form(request_data()[0], saved, from_form=not request.is_json)
+    return dataclasses.replace(form.draft, d_tag=skill), choice, args
+
+
+def stage_of(stages: list[StageView], index: int, layout: str) -> StageView:
+    """The `index`th of `stages`, if `layout` is one it is shown in (`text` the first
+    stage, a diff's layout the others); else 404."""
+    if index >= len(stages) or (layout == "text") != (stages[index].diff is None):
+        abort(404, description=f"No stage {index} laid out as {layout} in this pipeline.")
+    return stages[index]
 
 
 def sides(args: Any, workspace: Workspace) -> tuple[Choice, Choice, dict[str, str]]:

@@ -30,6 +30,10 @@ from .preview import (
     severity_counts,
 )
 
+#: Bars of the Budget tab's chart unless all are asked for: 250 bars (200 skills and 50
+#: tools) were 85 KB of SVG, and past the first few dozen each is a sliver.
+CHART_BARS = 40
+
 
 @dataclass
 class AgentPreview:
@@ -53,6 +57,13 @@ class AgentPreview:
     @property
     def trigger(self) -> str:
         return self.context.trigger
+
+    def chart(self, every: bool = False) -> tuple[list[Part], int, int]:
+        """The parts the Budget chart draws (the largest `CHART_BARS`, or `every` one),
+        and how many parts and tokens are left out."""
+        shown = self.parts if every else self.parts[:CHART_BARS]
+        rest = self.parts[len(shown):]
+        return shown, len(rest), sum(part.tokens for part in rest)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""A long diff sent a page at a time: the comparison page's diffs.
+"""A long diff sent a page at a time: the comparison page's diffs and the stages of the
+editor's Pipeline tab.
 
 Two triggers of a 200-skill agent can differ by the whole document: 21,000 removed
 lines, which as the unified and the side-by-side tables of the document's and the
@@ -9,20 +10,30 @@ range of rows as a page of its own (`agent_preview.compare_lines`).
 
 Unchanged lines are never sent beyond each hunk's context (`diffing.CONTEXT_LINES`):
 the hunks are the diff's own.
+
+The Pipeline tab (`preview.StageView.page`) pages the same way, `STAGE_PAGE` rows of each
+stage's diff, and its first stage's text (`layout` `text`) `STAGE_PAGE` lines at a time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .diffing import Diff, DiffLine, Row
 
 #: Rows of a diff's table sent at once (a hunk's header counts as a row).
 DIFF_PAGE = 120
+#: Rows (or lines) of a stage of the Pipeline tab sent at once: a stage that touches every
+#: line of a 2 KB skill was 120 rows a layout, and the tab 125 KB per keystroke.
+STAGE_PAGE = 30
 
 #: The diffs of a comparison, and the two ways a diff is laid out.
 DIFFS = ("document", "messages")
 LAYOUTS = ("unified", "split")
+#: How a stage of the Pipeline tab is laid out: its text (the first stage), or a diff.
+STAGE_LAYOUTS = ("text", *LAYOUTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +45,9 @@ class HunkHeader:
 
 @dataclass(frozen=True, slots=True)
 class DiffFold:
-    """Rows `start` to `end` (0-based, end excluded) of a diff's table in `layout`, not
-    sent: a link loads them."""
+    """Rows `start` to `end` (0-based, end excluded) of a diff's table in `layout` (or
+    lines of a stage's text, `text`), not sent: a link loads them. `which` names the
+    diff: `document` or `messages`, or a stage's index."""
 
     which: str
     layout: str
@@ -50,10 +62,13 @@ class DiffFold:
     @property
     def text(self) -> str:
         count = self.end - self.start
+        if self.layout == "text":
+            return f"{count:,} more line{'' if count == 1 else 's'} of this stage"
         return f"{count:,} more row{'' if count == 1 else 's'} of this diff"
 
 
 Item = HunkHeader | DiffLine | Row | DiffFold
+T = TypeVar("T")
 
 
 def table_rows(diff: Diff, layout: str) -> list[HunkHeader | DiffLine | Row]:
@@ -67,13 +82,18 @@ def table_rows(diff: Diff, layout: str) -> list[HunkHeader | DiffLine | Row]:
 
 
 def diff_page(diff: Diff, which: str, layout: str, start: int = 0,
-              end: int | None = None) -> list[Item]:
-    """Rows `start`..`end` of the table, its first `DIFF_PAGE` of them and a fold for
+              end: int | None = None, size: int = DIFF_PAGE) -> list[Item]:
+    """Rows `start`..`end` of the table, its first `size` of them and a fold for
     the rest (None: to the end)."""
-    rows = table_rows(diff, layout)
+    return paged(table_rows(diff, layout), which, layout, start, end, size)
+
+
+def paged(rows: Sequence[T], which: str, layout: str, start: int, end: int | None,
+          size: int) -> list[T | DiffFold]:
+    """`rows[start:end]`, its first `size` of them and a fold for the rest."""
     end = len(rows) if end is None else min(end, len(rows))
-    stop = min(end, start + DIFF_PAGE)
-    page: list[Item] = list(rows[start:stop])
+    stop = min(end, start + size)
+    page: list[T | DiffFold] = list(rows[start:stop])
     if stop < end:
         page.append(DiffFold(which, layout, stop, end))
     return page

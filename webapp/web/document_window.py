@@ -11,6 +11,12 @@ skills", a link that loads its range, `PAGE_LINES` at a time (the rest of the ra
 a fold). With no edited skill in it (the agent preview), the window is the document's
 first `PAGE_LINES` lines. A shorter document is shown whole, as before.
 
+Folds the author opened stay open when the next keystroke renders the window again: the
+editor's form carries them (`opened`, kept by `app.js`), each as its view, its range and
+the document's length then (`Fold.opened`), and the window shows them as opening them
+did (`DocumentWindow(opened=...)`). Typing changes the edited skill's lines only, so a
+range after the skill's first line is moved by the change in the document's length.
+
 The rendered view is cut only where `webapp.render`'s block rule says a text may be cut
 (`markdown_blocks`): blocks render apart as they render together, so each shown run reads
 exactly as in the whole document. Where the rule cannot cut (raw HTML, a reference
@@ -41,6 +47,8 @@ PAGE_LINES = 200
 CONTEXT_LINES = 3
 #: Fewer lines than this are shown rather than folded: a link would be as long.
 FOLD_MIN = 10
+#: Opened folds a request may name (`parse_opened`); more are ignored.
+OPENED_MAX = 64
 
 VIEWS = ("rendered", "source")
 
@@ -55,6 +63,13 @@ class Fold:
     end: int
     skills: int
     other: bool = True  # "other skills": there is an edited skill
+    total: int = 0  # the document's lines
+
+    @property
+    def opened(self) -> str:
+        """The fold as the editor's form keeps it once opened: `source:121-340/21000`
+        (its view and range, and the document's length, see `parse_opened`)."""
+        return f"{self.view}:{self.lines}/{self.total}"
 
     @property
     def lines(self) -> str:
@@ -80,24 +95,59 @@ def parse_lines(value: object) -> tuple[int, int] | None:
     if not isinstance(value, str):
         return None
     first, _, last = value.partition("-")
-    if not (first.isascii() and first.isdigit() and last.isascii() and last.isdigit()):
+    if not (is_count(first) and is_count(last)):
         return None
     start, end = int(first) - 1, int(last)
     return (start, end) if 0 <= start < end else None
+
+
+def is_count(text: str) -> bool:
+    """Whether `text` is a line number or count as an address writes one: ASCII digits,
+    few enough for any document (and for `int`, which refuses 4,300 digits or more)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A fold the author opened: lines `start`..`end` (0-based, end excluded) of `view`
+    in a document that was `total` lines long."""
+
+    view: str
+    start: int
+    end: int
+    total: int
+
+
+def parse_opened(value: object) -> list[Opened]:
+    """The opened folds an `opened` field names (`Fold.opened`, separated by spaces),
+    the first `OPENED_MAX` of them; whatever is not one is left out."""
+    if not isinstance(value, str):
+        return []
+    found = []
+    for item in value.split()[:OPENED_MAX]:
+        view, _, rest = item.partition(":")
+        lines, _, total = rest.partition("/")
+        span = parse_lines(lines)
+        if view in VIEWS and span and is_count(total):
+            found.append(Opened(view, *span, int(total)))
+    return found
 
 
 class DocumentWindow:
     """The Document tab's two views of `context`, built when a template asks for one.
 
     `d_tag` is the skill being edited (None: the agent preview); `whole` shows every line
-    (a draft previewed without JavaScript, whose folds no link could load again).
+    (a draft previewed without JavaScript, whose folds no link could load again);
+    `opened`, the folds the author opened (`parse_opened`), are shown open.
     """
 
     def __init__(self, context: Context, d_tag: str | None,
-                 link: Callable[[str], str] | None, whole: bool = False) -> None:
+                 link: Callable[[str], str] | None, whole: bool = False,
+                 opened: Sequence[Opened] = ()) -> None:
         self.context = context
         self.d_tag = d_tag
         self.link = link
+        self.opened = opened
         #: Longer than `WINDOW_LINES`: the page shows the open tab alone (`editor`).
         self.large = len(context.provenance) > WINDOW_LINES
         self.whole = whole or not self.large
@@ -111,6 +161,13 @@ class DocumentWindow:
         shown = [[self._mine(a, b) for a, b, _ in blocks] for blocks in messages]
         if messages and not any(map(any, shown)):
             shown[0] = first_page(messages[0])  # no edited skill in it: the document's start
+        for start, end in self._opened("rendered"):
+            # As `expand` opened it: the first page of the blocks that start in the range.
+            for blocks, marks in zip(messages, shown, strict=True):
+                inside = [i for i, (a, _, _) in enumerate(blocks) if start <= a < end]
+                for i, page in zip(inside, first_page([blocks[i] for i in inside]),
+                                   strict=True):
+                    marks[i] = marks[i] or page
         return [(card, self._rendered_parts(blocks, marks))
                 for card, blocks, marks in zip(cards, messages, shown, strict=True)]
 
@@ -121,7 +178,9 @@ class DocumentWindow:
         if self.whole:
             return list(source_rows(document, provenance, self.d_tag, self.link))
         spans = mine_spans(provenance, self.d_tag, CONTEXT_LINES) or [(0, min(PAGE_LINES, total))]
-        return self._source_parts(without_small_gaps(spans, 0, total), 0, total)
+        # As `expand` opened them: the first page of each range.
+        spans += [(a, min(b, a + PAGE_LINES)) for a, b in self._opened("source")]
+        return self._source_parts(without_small_gaps(merged(spans), 0, total), 0, total)
 
     def expand(self, view: str, start: int, end: int) -> list[Part]:
         """What opening the fold of lines `start`..`end` of `view` shows: its first
@@ -138,13 +197,30 @@ class DocumentWindow:
 
     # -- helpers
 
+    def _opened(self, view: str) -> list[tuple[int, int]]:
+        """The ranges of `view` the author opened, in this document's lines: a range after
+        the edited skill's first line moved by the change in the document's length."""
+        provenance = self.context.provenance
+        total = len(provenance)
+        first = next((i for i, o in enumerate(provenance) if o.skill == self.d_tag), total)
+        ranges = []
+        for fold in self.opened:
+            if fold.view != view:
+                continue
+            shift = total - fold.total if fold.start >= first else 0
+            start, end = max(0, fold.start + shift), min(total, fold.end + shift)
+            if start < end:
+                ranges.append((start, end))
+        return ranges
+
     def _mine(self, start: int, end: int) -> bool:
         return self.d_tag is not None and any(
             origin.skill == self.d_tag for origin in self.context.provenance[start:end])
 
     def _fold(self, view: str, start: int, end: int) -> Fold:
         skills = {o.skill for o in self.context.provenance[start:end]} - {None, self.d_tag}
-        return Fold(view, start, end, len(skills), other=self.d_tag is not None)
+        return Fold(view, start, end, len(skills), other=self.d_tag is not None,
+                    total=len(self.context.provenance))
 
     def _rendered_parts(self, blocks: list[tuple[int, int, str]], shown: list[bool]
                         ) -> list[Part]:
@@ -227,6 +303,17 @@ def without_small_gaps(spans: list[tuple[int, int]], start: int, end: int
     if joined and end - joined[-1][1] < FOLD_MIN:
         joined[-1] = (joined[-1][0], end)
     return joined
+
+
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` in order, those that overlap or touch joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def mine_spans(provenance: Sequence[Origin], d_tag: str | None, context: int

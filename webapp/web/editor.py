@@ -9,6 +9,7 @@ view data comes from `preview.build_preview`, the page-or-fragment choice from
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, g, jsonify, redirect, request, url_for
@@ -18,6 +19,7 @@ from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
 
 from .conflicts import conflict_response
+from .document_window import Opened, parse_opened
 from .editor_data import diagnostics_data, names_data
 from .forms import (
     choice_args,
@@ -251,15 +253,16 @@ def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
                    choice: Choice, current: str, fragment: str, query: str = "",
-                   whole: bool = False) -> dict[str, Any]:
-    """Everything `editor.html` and its fragments need (`whole`: the document unwindowed)."""
+                   whole: bool = False, opened: Sequence[Opened] = ()) -> dict[str, Any]:
+    """Everything `editor.html` and its fragments need (`whole`: the document unwindowed;
+    `opened`: the folds the author opened)."""
     scenario = workspace.scenarios_by_name.get(choice.scenario or "")
     # Only the skill list shows the problem counts and the filter, and only the form
     # carries the names block; a preview has neither.
     no_list = wants_fragment() and fragment == "_preview.html"
     args = choice_args(choice, workspace)
     preview = build_preview(workspace, draft, choice, preview_models(), skill_link(agent, args),
-                            whole=whole)
+                            whole=whole, opened=opened)
     return {
         "agent": agent,
         "current": current,
@@ -301,9 +304,11 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     # JavaScript) shows every panel and its whole document: no link could load a part
     # of a draft again. (A field naming no panel shows every panel, windowed.)
     g.shown_panels = asked = shown_panels(data.get("shown"))
+    # The folds the author opened stay open (`opened`, which app.js keeps).
     context = editor_context(agent, version, shown, workspace, choice, current, fragment,
                              filter_query(data),
-                             whole=data.get("shown") is None and request.method != "GET")
+                             whole=data.get("shown") is None and request.method != "GET",
+                             opened=parse_opened(data.get("opened")))
     if asked is None and request.method == "GET" and context["preview"].window.large:
         g.shown_panels = PAGE_PANELS
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +36,9 @@ from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
 from .cut_json import BODY_CUT, cut_strings
+from .diff_window import STAGE_PAGE, diff_page, paged
 from .diffing import Diff, diff_lines
-from .document_window import DocumentWindow
+from .document_window import DocumentWindow, Opened
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -84,6 +85,16 @@ class StageView:
     name: str
     text: str
     diff: Diff | None  # against the previous stage; None for the first
+
+    def page(self, index: int, layout: str, start: int = 0, end: int | None = None
+             ) -> list[Any]:
+        """Rows `start`..`end` of this stage (the `index`th) as the tab shows them, a page
+        of `STAGE_PAGE` and a fold for the rest: its diff's table in `layout`, or for the
+        first stage (`text`) the lines of its text, each with its newline."""
+        if self.diff is None:
+            return paged(self.text.splitlines(keepends=True), str(index), "text", start, end,
+                         STAGE_PAGE)
+        return diff_page(self.diff, str(index), layout, start, end, STAGE_PAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +226,14 @@ def follow(workspace: Workspace, d_tag: str, choice: Choice) -> tuple[PreviewTar
     return target, dataclasses.replace(choice, scenario=target.scenario, trigger=target.trigger)
 
 
+def stages_followed(workspace: Workspace, draft: Skill, choice: Choice) -> list[StageView]:
+    """The Pipeline tab's stages of the preview of `draft` for `choice`: its own, or its
+    host's where it is shown through one."""
+    drafted = with_draft(workspace, draft)
+    target, followed = follow(drafted, draft.d_tag, choice)
+    return stage_views(run(target.workspace_for(drafted), followed), target.host or draft.d_tag)
+
+
 def run_followed(workspace: Workspace, draft: Skill, choice: Choice) -> tuple[Context, Choice]:
     """The context the preview of `draft` shows for `choice` (what "Append to context log"
     stores), and the choice it was assembled for."""
@@ -255,7 +274,7 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
                   models: Models = Models(), link: Callable[[str], str] | None = None,
-                  whole: bool = False) -> Preview:
+                  whole: bool = False, opened: Sequence[Opened] = ()) -> Preview:
     """Assemble saved and draft contexts for `choice` and build every tab's view data.
 
     Both are assembled where the draft is used (`follow`: the decision is the draft's, so
@@ -263,6 +282,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
     (without it, they do not link). `whole` shows the whole document even when it is
     large (a draft previewed without JavaScript: no link could load its folds again).
+    `opened`: the Document tab's folds the author opened, shown open.
     """
     drafted = with_draft(workspace, draft)
     target, followed = follow(drafted, draft.d_tag, choice)
@@ -276,7 +296,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     cards = [message_card(m) for m in context.messages]
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
-    window = DocumentWindow(context, draft.d_tag, link, whole)
+    window = DocumentWindow(context, draft.d_tag, link, whole, opened)
     return Preview(
         d_tag=draft.d_tag,
         target=target,

@@ -19,8 +19,9 @@ from .document_window import Fold
 
 def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]:
     """The template variables of the editor's preview of skill `d_tag`, for the picker's
-    `args`: `panel_url(panel)`, `fold_url(fold)`, `fold_method` and `body_url(body)` (a
-    request body whole, posted with the draft)."""
+    `args`: `panel_url(panel)`, `fold_url(fold)`, `fold_method`, `body_url(body)` (a
+    request body whole, posted with the draft) and `stage_url(fold)` (the rows of a
+    Pipeline stage's fold, `diff_window.DiffFold`)."""
     return {
         "panel_url": lambda panel: url_for("editor.preview_saved", agent=agent, d_tag=d_tag,
                                            shown=panel, **args),
@@ -28,6 +29,9 @@ def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]
         "fold_method": "post",
         "body_url": lambda body: url_for("agent_preview.body", agent=agent, skill=d_tag,
                                          provider=body.slug, **args),
+        "stage_url": lambda fold: url_for("agent_preview.stage_rows", agent=agent, skill=d_tag,
+                                          stage=fold.which, layout=fold.layout,
+                                          rows=fold.rows, **args),
     }
 
 

@@ -108,19 +108,22 @@ def download_name(name: str) -> str:
 
 #: The preview's panels (and the Document tab's two views) a request may ask for alone.
 PANELS = frozenset({"document", "document:rendered", "document:source", "diff", "messages",
-                    "log", "problems", "pipeline"})
+                    "log", "problems", "pipeline", "pipeline:unified", "pipeline:split",
+                    "budget"})
+#: The views of a panel that has two, sent one at a time when the request names one.
+VIEWS = {"document": ("document:rendered", "document:source"),
+         "pipeline": ("pipeline:unified", "pipeline:split")}
 
 
 def shown_panels(value: Any) -> frozenset[str] | None:
     """The panels a live preview asks for (its `shown` field: `diff`, `document:source`,
-    ...), or None for all of them (no field, or one that names no panel: a page without
-    JavaScript shows every panel, one after another)."""
+    `pipeline:split`, ...), or None for all of them (no field, or one that names no panel:
+    a page without JavaScript shows every panel, one after another). A panel named
+    without a view is sent with both."""
     if not isinstance(value, str):
         return None
     tab, _, view = value.partition(":")
-    asked = {tab, value} if view else {tab}
-    if tab == "document" and not view:
-        asked |= {"document:rendered", "document:source"}
+    asked = {tab, value} if view else {tab, *VIEWS.get(tab, ())}
     return frozenset(asked) if asked <= PANELS else None
 
 
