@@ -20,7 +20,8 @@ from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
 from webapp.web import diffing
 from webapp.web.cut_json import cut_strings
-from webapp.web.preview import Choice, Models, build_preview
+from webapp.web.message_views import Models
+from webapp.web.preview import Choice, build_preview
 
 from .workspaces import many_skills
 

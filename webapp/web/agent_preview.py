@@ -21,11 +21,11 @@ from .agent_view import build, build_comparison, compared
 from .diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
 from .document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
+from .message_views import request_bodies
 from .preview import (
     Choice,
     StageView,
     preview_models,
-    request_bodies,
     run,
     run_followed,
     skill_link,

@@ -17,18 +17,8 @@ from .cut_json import BODY_CUT
 from .diff_window import Item, diff_page
 from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow
-from .preview import (
-    Choice,
-    MessageCard,
-    RequestBody,
-    message_card,
-    messages_text,
-    preview_models,
-    problems_of,
-    request_bodies,
-    run,
-    severity_counts,
-)
+from .message_views import MessageCard, RequestBody, message_card, messages_text, request_bodies
+from .preview import Choice, preview_models, problems_of, run, severity_counts
 
 #: Bars of the Budget tab's chart unless all are asked for: 250 bars (200 skills and 50
 #: tools) were 85 KB of SVG, and past the first few dozen each is a sliver.

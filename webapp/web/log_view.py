@@ -11,7 +11,8 @@ from webapp import models
 from webapp.pipeline import Diagnostic, LogFormatError, format_log_entry, parse_log_entry
 from webapp.render import highlight_markdown_lines
 
-from .preview import MessageCard, message_card, problem_key
+from .message_views import MessageCard, message_card
+from .preview import problem_key
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app, url_for
-from markupsafe import Markup
 
 from webapp.budget import Budget, budget_of, budget_problem
 from webapp.lru import LRU
@@ -32,13 +31,23 @@ from webapp.pipeline import (
     dumps_json,
     preview_target,
 )
-from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
-from .cut_json import BODY_CUT, cut_strings
+from .cut_json import BODY_CUT
 from .diff_window import STAGE_PAGE, diff_page, paged
 from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow, Opened
+from .message_views import (
+    MessageCard,
+    Models,
+    RequestBody,
+    message_card,
+    messages_text,
+    request_bodies,
+)
+
+#: The model names of the request bodies when the app's settings name none.
+DEFAULT_MODELS = Models()
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -57,30 +66,6 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
-class Models:
-    """The model names written into the example request bodies."""
-
-    openai: str = "gpt-4o"
-    anthropic: str = "claude-sonnet-4-5"
-    anthropic_max_tokens: int = 1024
-
-
-@dataclass(frozen=True, slots=True)
-class MessageCard:
-    role: str
-    content: str
-    chars: int
-    tokens: TokenCount
-
-    @property
-    def html(self) -> Markup:
-        """The content rendered, when a template asks: a large document's Document tab
-        shows a window of it (`document_window`), and rendering it all for the first time
-        costs about a second for half a megabyte."""
-        return markdown_to_html(self.content)
-
-
-@dataclass(frozen=True, slots=True)
 class StageView:
     name: str
     text: str
@@ -95,28 +80,6 @@ class StageView:
             return paged(self.text.splitlines(keepends=True), str(index), "text", start, end,
                          STAGE_PAGE)
         return diff_page(self.diff, str(index), layout, start, end, STAGE_PAGE)
-
-
-@dataclass(frozen=True, slots=True)
-class RequestBody:
-    """A request's body; `cut` (a large document's) shows its long strings cut to that
-    many characters (`cut_strings`), the whole body is a link away."""
-
-    name: str
-    slug: str
-    value: dict[str, Any]
-    note: str | None = None
-    cut: int = 0
-
-    @property
-    def html(self) -> Markup:
-        """The body as the tab shows it: highlighted, cut if `cut` (made when shown)."""
-        return highlight_json(cut_strings(self.value, self.cut) if self.cut else self.value)
-
-    @property
-    def text(self) -> str:
-        """The body as indented JSON (the tab shows `html`, the same text highlighted)."""
-        return dumps_json(self.value, indent=2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +236,7 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
 
 
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
-                  models: Models = Models(), link: Callable[[str], str] | None = None,
+                  models: Models = DEFAULT_MODELS, link: Callable[[str], str] | None = None,
                   whole: bool = False, opened: Sequence[Opened] = ()) -> Preview:
     """Assemble saved and draft contexts for `choice` and build every tab's view data.
 
@@ -325,42 +288,6 @@ def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:
     """The context's diagnostics and the budget's verdict, errors first."""
     verdict = budget_problem(budget)
     return sorted([*context.diagnostics, *([verdict] if verdict else [])], key=problem_key)
-
-
-def message_card(message: dict[str, str]) -> MessageCard:
-    content = message["content"]
-    return MessageCard(message["role"], content, len(content), count_tokens(content))
-
-
-def messages_text(messages: list[dict[str, str]]) -> str:
-    """The messages as text to diff: a header line per message, then its content verbatim."""
-    parts = []
-    for i, message in enumerate(messages, 1):
-        parts.append(f"─── message {i}: {message['role']} ───\n{message['content']}")
-    return "\n".join(parts)
-
-
-def request_bodies(messages: list[dict[str, str]], models: Models, cut: int = 0
-                   ) -> list[RequestBody]:
-    """The request body in OpenAI's chat shape and in Anthropic's Messages shape (`cut`:
-    shown with long strings cut, see `RequestBody`)."""
-    openai = {"model": models.openai, "messages": messages}
-    system = [m["content"] for m in messages if m["role"] == "system"]
-    rest = [m for m in messages if m["role"] != "system"]
-    anthropic: dict[str, Any] = {"model": models.anthropic,
-                                 "max_tokens": models.anthropic_max_tokens}
-    if system:
-        anthropic["system"] = "\n\n".join(system)
-    anthropic["messages"] = rest
-    note = None
-    first_other = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
-    if any(m["role"] == "system" for m in messages[first_other:]):
-        note = ("Anthropic takes one top-level system prompt: the system messages that come "
-                "after other messages were moved into it.")
-    return [
-        RequestBody("OpenAI chat completions", "openai", openai, None, cut),
-        RequestBody("Anthropic Messages", "anthropic", anthropic, note, cut),
-    ]
 
 
 def stage_views(context: Context, d_tag: str) -> list[StageView]:

@@ -19,7 +19,7 @@ from webapp import models, store
 from webapp.pipeline import Context, Origin, Workspace, assemble
 
 from .diffing import Diff, DiffLine, diff_lines
-from .preview import messages_text
+from .message_views import messages_text
 
 #: Changed and context lines shown per diff at most; a larger change says how many more
 #: lines it has (the page stays bounded however large the workspace).
