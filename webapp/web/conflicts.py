@@ -14,7 +14,7 @@ from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill
 
-from .diffing import diff_lines
+from .diffing import SHOWN_ROWS, diff_lines
 from .forms import choice_args, picker_choice
 from .responses import page_or_fragment
 
@@ -28,5 +28,6 @@ def conflict_response(agent: str, d_tag: str, mine: Skill, your_version: int,
     return page_or_fragment(
         "conflict.html", "_conflict.html", 409,
         agent=agent, current=d_tag, mine=mine, saved=saved, your_version=your_version,
-        saved_version=exc.current.get("version") or 0, diff=diff_lines(saved.content, mine.content),
+        saved_version=exc.current.get("version") or 0,
+        diff=diff_lines(saved.content, mine.content, limit=SHOWN_ROWS),
         choice_args=choice_args(choice, workspace))

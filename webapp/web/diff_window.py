@@ -84,8 +84,15 @@ def table_rows(diff: Diff, layout: str) -> list[HunkHeader | DiffLine | Row]:
 def diff_page(diff: Diff, which: str, layout: str, start: int = 0,
               end: int | None = None, size: int = DIFF_PAGE) -> list[Item]:
     """Rows `start`..`end` of the table, its first `size` of them and a fold for
-    the rest (None: to the end)."""
-    return paged(table_rows(diff, layout), which, layout, start, end, size)
+    the rest (None: to the end); on the last page, a note of the rows a `limit` of
+    `diff_lines` left unmade."""
+    rows = table_rows(diff, layout)
+    page = paged(rows, which, layout, start, end, size)
+    unmade = diff.unmade_lines if layout == "unified" else diff.unmade_rows
+    if unmade and not isinstance(page[-1] if page else None, DiffFold) and (
+            end is None or end >= len(rows)):
+        page.append(HunkHeader(f"{unmade:,} more rows of this diff are not shown."))
+    return page
 
 
 def paged(rows: Sequence[T], which: str, layout: str, start: int, end: int | None,

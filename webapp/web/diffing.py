@@ -17,6 +17,14 @@ from itertools import zip_longest
 
 #: Lines of unchanged context around each change, as `diff -u` shows.
 CONTEXT_LINES = 3
+#: Replaced lines whose changed words are marked, per diff: the first this many pairs
+#: (each costs a word-level `SequenceMatcher`; a third of a megabyte of short lines all
+#: replaced took four seconds); the pairs past them are shown as removed and added lines.
+WORD_PAIRS = 1_000
+#: Rows a diff's table shows (`Diff.cut`), the rest counted in a note: a page of a
+#: preview, a conflict or a history shows what a person reads, not a whole megabyte of
+#: lines as hundreds of megabytes of HTML.
+SHOWN_ROWS = 2_000
 
 # Words, runs of whitespace and single punctuation marks: the units emphasis works on.
 _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
@@ -68,10 +76,29 @@ class Diff:
     hunks: tuple[Hunk, ...]
     added: int
     removed: int
+    #: Past `diff_lines`' `limit`: the unified lines and side-by-side rows not made.
+    unmade_lines: int = 0
+    unmade_rows: int = 0
 
     @property
     def changed(self) -> bool:
         return bool(self.hunks)
+
+    def cut(self, layout: str, limit: int = SHOWN_ROWS
+            ) -> tuple[list[tuple[str, tuple[DiffLine, ...] | tuple[Row, ...]]], int]:
+        """The table in `layout` (`unified` lines or `split` rows) as a page shows it: each
+        hunk's header and rows, at most `limit` rows in all; and the rows left out."""
+        shown: list[tuple[str, tuple[DiffLine, ...] | tuple[Row, ...]]] = []
+        hidden = self.unmade_lines if layout == "unified" else self.unmade_rows
+        for hunk in self.hunks:
+            rows = hunk.lines if layout == "unified" else hunk.rows
+            if limit <= 0:
+                hidden += len(rows)
+                continue
+            shown.append((hunk.header, rows[:limit]))
+            hidden += max(0, len(rows) - limit)
+            limit -= len(rows)
+        return shown, hidden
 
 
 def word_parts(old: str, new: str) -> tuple[Parts, Parts]:
@@ -99,24 +126,44 @@ def _merge(parts: list[tuple[str, bool]]) -> Parts:
     return tuple(merged)
 
 
-def diff_lines(old: str, new: str, context: int = CONTEXT_LINES) -> Diff:
-    """Diff `old` against `new` line by line, with word emphasis inside replaced lines."""
+def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
+               limit: int | None = None) -> Diff:
+    """Diff `old` against `new` line by line, with word emphasis inside replaced lines.
+
+    With a `limit`, lines past that many unified lines are counted, not made
+    (`Diff.unmade_lines`, `unmade_rows`): all a page that shows `SHOWN_ROWS` needs, when a
+    megabyte of short lines would be a third of a million `DiffLine`s.
+    """
     a, b = old.splitlines(), new.splitlines()
     hunks = []
-    added = removed = 0
+    added = removed = unmade_lines = unmade_rows = 0
+    room = len(a) + len(b) if limit is None else limit  # unified lines still to make
+    words = WORD_PAIRS
     for group in _grouped(line_opcodes(a, b), context):
+        if room <= 0:
+            unmade_lines, unmade_rows = unmade_lines + 1, unmade_rows + 1  # its header
         lines: list[DiffLine] = []
         rows: list[Row] = []
         for tag, i1, i2, j1, j2 in group:
+            if tag != "equal":
+                removed, added = removed + i2 - i1, added + j2 - j1
+            # The old and new lines of this opcode that are made (equal: the same count).
+            ka = min(i2 - i1, max(room, 0))
+            kb = ka if tag == "equal" else min(j2 - j1, max(room - ka, 0))
+            unmade_lines += (i2 - i1 - ka) + (0 if tag == "equal" else j2 - j1 - kb)
+            unmade_rows += max(i2 - i1, j2 - j1) - max(ka, kb)
+            room -= ka + (0 if tag == "equal" else kb)
             if tag == "equal":
-                for k in range(i2 - i1):
+                for k in range(ka):
                     line = DiffLine("context", i1 + k + 1, j1 + k + 1, ((a[i1 + k], False),))
                     lines.append(line)
                     rows.append(Row(line, line))
                 continue
             dels, adds = [], []
-            for k, (old_line, new_line) in enumerate(zip_longest(a[i1:i2], b[j1:j2])):
-                if old_line is not None and new_line is not None:
+            for k, (old_line, new_line) in enumerate(zip_longest(a[i1:i1 + ka],
+                                                                 b[j1:j1 + kb])):
+                if old_line is not None and new_line is not None and words > 0:
+                    words -= 1
                     old_parts, new_parts = word_parts(old_line, new_line)
                 else:
                     old_parts = ((old_line, False),) if old_line is not None else ()
@@ -131,12 +178,11 @@ def diff_lines(old: str, new: str, context: int = CONTEXT_LINES) -> Diff:
                     adds.append(right)
                 rows.append(Row(left, right))
             lines += dels + adds
-            removed += len(dels)
-            added += len(adds)
-        first, last = group[0], group[-1]
-        header = (f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
-        hunks.append(Hunk(header, tuple(lines), tuple(rows)))
-    return Diff(tuple(hunks), added, removed)
+        if lines:
+            first, last = group[0], group[-1]
+            header = f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
+            hunks.append(Hunk(header, tuple(lines), tuple(rows)))
+    return Diff(tuple(hunks), added, removed, unmade_lines, unmade_rows)
 
 
 def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:

@@ -45,6 +45,12 @@ WINDOW_LINES = 400
 PAGE_LINES = 200
 #: Lines shown above and below the edited skill's lines in the Source view.
 CONTEXT_LINES = 3
+#: Lines of a run of the edited skill's own shown at once in the Source view, the rest of
+#: the run in a fold: a skill of a third of a megabyte of short lines was 47 MB of rows.
+MINE_LINES = 1_000
+#: The longest document a draft previewed without JavaScript shows whole (`whole`);
+#: a longer one is windowed, its folds opening the saved skill's lines.
+WHOLE_LINES = 25_000
 #: Fewer lines than this are shown rather than folded: a link would be as long.
 FOLD_MIN = 10
 #: Opened folds a request may name (`parse_opened`); more are ignored.
@@ -137,7 +143,8 @@ class DocumentWindow:
     """The Document tab's two views of `context`, built when a template asks for one.
 
     `d_tag` is the skill being edited (None: the agent preview); `whole` shows every line
-    (a draft previewed without JavaScript, whose folds no link could load again);
+    (a draft previewed without JavaScript, whose folds no link could load again, up to
+    `WHOLE_LINES`);
     `opened`, the folds the author opened (`parse_opened`), are shown open.
     """
 
@@ -150,7 +157,7 @@ class DocumentWindow:
         self.opened = opened
         #: Longer than `WINDOW_LINES`: the page shows the open tab alone (`editor`).
         self.large = len(context.provenance) > WINDOW_LINES
-        self.whole = whole or not self.large
+        self.whole = (whole and len(context.provenance) <= WHOLE_LINES) or not self.large
 
     def rendered(self, cards: Sequence[T]) -> list[tuple[T, list[Part] | None]]:
         """Each message's card (`cards`, in the messages' order) with its parts: runs of
@@ -177,7 +184,9 @@ class DocumentWindow:
         total = len(provenance)
         if self.whole:
             return list(source_rows(document, provenance, self.d_tag, self.link))
-        spans = mine_spans(provenance, self.d_tag, CONTEXT_LINES) or [(0, min(PAGE_LINES, total))]
+        spans = [(a, min(b, a + MINE_LINES))
+                 for a, b in mine_spans(provenance, self.d_tag, CONTEXT_LINES)]
+        spans = spans or [(0, min(PAGE_LINES, total))]
         # As `expand` opened them: the first page of each range.
         spans += [(a, min(b, a + PAGE_LINES)) for a, b in self._opened("source")]
         return self._source_parts(without_small_gaps(merged(spans), 0, total), 0, total)

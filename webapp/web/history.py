@@ -17,7 +17,7 @@ from webapp.db import get_session
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .conflicts import conflict_response
-from .diffing import diff_lines
+from .diffing import SHOWN_ROWS, diff_lines
 from .forms import request_data, whole_number
 from .responses import done, page_or_fragment
 
@@ -45,7 +45,8 @@ def index(agent: str, d_tag: str) -> Response:
     new = by_version.get(_version_arg("to", revisions[0].version)) or _no_version(d_tag, "to")
     return page_or_fragment(
         "history.html", "_history.html", agent=agent, current=d_tag, skill=skill,
-        revisions=revisions, old=old, new=new, diff=diff_lines(old.content, new.content),
+        revisions=revisions, old=old, new=new,
+        diff=diff_lines(old.content, new.content, limit=SHOWN_ROWS),
         changes=field_changes(old, new))
 
 

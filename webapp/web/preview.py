@@ -11,6 +11,7 @@ the preview shows the skill being edited whatever scenario the picker names.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from webapp.tokens import TokenCount, count_tokens
 
 from .cut_json import BODY_CUT
 from .diff_window import STAGE_PAGE, diff_page, paged
-from .diffing import Diff, diff_lines
+from .diffing import SHOWN_ROWS, Diff, diff_lines
 from .document_window import DocumentWindow, Opened
 from .message_views import (
     MessageCard,
@@ -121,14 +122,32 @@ class Preview:
     saved: Context
     cards: list[MessageCard]
     window: DocumentWindow  # the Document tab's views (see `document_window`)
-    document_diff: Diff
-    messages_diff: Diff
     bodies: list[RequestBody]
     problems: list[Diagnostic]
-    stages: list[StageView]
     total_tokens: TokenCount
     trigger: str
     budget: Budget
+
+    # The diffs are made when a shown tab asks for them: a keystroke's answer carries one
+    # tab, and a long draft's diffs cost seconds (every line a `DiffLine`).
+
+    @property
+    def changed(self) -> bool:
+        """Whether the draft changes the document (the Diff tab's badge)."""
+        return self.saved.document != self.context.document
+
+    @functools.cached_property
+    def document_diff(self) -> Diff:
+        return diff_lines(self.saved.document, self.context.document, limit=SHOWN_ROWS)
+
+    @functools.cached_property
+    def messages_diff(self) -> Diff:
+        return diff_lines(messages_text(self.saved.messages), messages_text(self.context.messages),
+                          limit=SHOWN_ROWS)
+
+    @functools.cached_property
+    def stages(self) -> list[StageView]:
+        return stage_views(self.context, self.target.host or self.d_tag)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -267,11 +286,8 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         saved=saved,
         cards=cards,
         window=window,
-        document_diff=diff_lines(saved.document, context.document),
-        messages_diff=diff_lines(messages_text(saved.messages), messages_text(context.messages)),
         bodies=request_bodies(context.messages, models, 0 if window.whole else BODY_CUT),
         problems=problems_of(context, budget),
-        stages=stage_views(context, target.host or draft.d_tag),
         total_tokens=tokens,
         trigger=context.trigger,
         budget=budget,
@@ -297,7 +313,8 @@ def stage_views(context: Context, d_tag: str) -> list[StageView]:
         if trace.d_tag == d_tag:
             views, previous = [], None
             for stage in trace.stages:
-                diff = diff_lines(previous, stage.text) if previous is not None else None
+                diff = (diff_lines(previous, stage.text, limit=SHOWN_ROWS)
+                        if previous is not None else None)
                 views.append(StageView(stage.name, stage.text, diff))
                 previous = stage.text
             return views
