@@ -1,0 +1,85 @@
+"""The account forms against hostile values: the sign-in form (open to anyone), the admins'
+accounts forms and the account page. Never a 5xx or a traceback, never an echo of a huge
+value, never a header a value wrote, and a refused change changes nothing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.hostile.test_sweep import MAX_SECONDS, VALUES
+from webapp import db, store
+
+from .conftest import PASSWORD, TOKEN, sign_in
+
+#: A megabyte: the most an untrusted field may be, answered with a 4xx.
+MEGABYTE = "x" * 1_000_000
+HOSTILE = {"megabyte": MEGABYTE, **VALUES}
+#: The most a refusal may answer: the page and what it keeps, never the megabyte.
+MAX_BYTES = 64_000
+
+#: (url, form) for each account form, the hostile value in every field it reads.
+FORMS = {
+    "add": ("/admin/users", ("username", "password", "display_name", "role")),
+    "reset": ("/admin/users/author", ("password",), {"action": "reset_password"}),
+    "role": ("/admin/users/author", ("role",), {"action": "set_role"}),
+    "action": ("/admin/users/author", ("action",)),
+    "own password": ("/account/password",
+                     ("current_password", "new_password", "confirm_password")),
+}
+
+
+def _check(response, started: float, what: str) -> None:
+    body = response.get_data()
+    assert response.status_code < 500, f"{what}: {response.status_code}"
+    assert b"Traceback" not in body, what
+    assert len(body) <= MAX_BYTES, f"{what}: {len(body)} bytes"
+    assert all(name.lower() != "x" for name, _ in response.headers), what
+    assert time.perf_counter() - started <= MAX_SECONDS, what
+
+
+def _accounts(app) -> list[tuple[str, str, bool, str]]:
+    with app.app_context():
+        return [(u.username, u.role, u.disabled, u.password_hash)
+                for u in store.accounts.list_users(db.get_session())]
+
+
+@pytest.mark.parametrize("label", list(HOSTILE))
+def test_the_sign_in_form_refuses_hostile_values(app, client, team, label):
+    value = HOSTILE[label]
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    started = time.perf_counter()
+    response = client.post("/login", data={"csrf_token": TOKEN, "username": value,
+                                           "password": value, "next": value})
+    _check(response, started, f"sign in {label}")
+    assert response.status_code in (401, 413, 429), label
+    with client.session_transaction() as session:
+        assert "_user_id" not in session
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+@pytest.mark.parametrize("label", list(HOSTILE))
+def test_the_account_forms_refuse_hostile_values(app, client, team, form, label):
+    value = HOSTILE[label]
+    url, fields, *fixed = FORMS[form]
+    admin = sign_in(client, "admin")
+    before = _accounts(app)
+    started = time.perf_counter()
+    response = admin.post(url, data={"csrf_token": TOKEN, **(fixed[0] if fixed else {}),
+                                     **dict.fromkeys(fields, value)})
+    _check(response, started, f"{form} {label}")
+    if response.status_code >= 400:
+        assert _accounts(app) == before, f"{form} {label}: a refused change changed something"
+
+
+def test_a_megabyte_password_is_refused_and_the_old_one_still_works(app, client, team):
+    admin = sign_in(client, "admin")
+    response = admin.post("/admin/users/author", data={
+        "csrf_token": TOKEN, "action": "reset_password", "password": MEGABYTE})
+    assert response.status_code in (413, 422)
+    assert MEGABYTE[:1000].encode() not in response.get_data()
+    with app.app_context():
+        author = store.accounts.get_user(db.get_session(), "author")
+        assert store.accounts._verify(author.password_hash, PASSWORD)
