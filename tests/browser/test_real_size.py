@@ -107,8 +107,10 @@ def test_the_compare_page_shows_hunks_and_loads_more(context, big_server):
     before = document.locator("tr").count()
     with page.expect_response(lambda r: "/preview/compare/lines?" in r.url):
         more.click()
-    expect(document).to_contain_text("# Skill 1")
+    # The answer arrives before htmx swaps it in: wait for the rows, not the response.
+    expect(document.locator("tr")).not_to_have_count(before)
     assert document.locator("tr").count() > before
+    expect(document).to_contain_text("# Skill 1")
     expect(more).to_have_count(1)  # the next fold
     assert errors == []
 
