@@ -4,14 +4,17 @@ agents are previewed: asserted on the memos' counters, never on timings."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib
 import random
+from collections import Counter
 
 import pytest
 
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Workspace, assemble
 from webapp.pipeline.blocks import parse_skill
 from webapp.pipeline.memo import Memo
+from webapp.pipeline.result import Origin
 
 assemble_module = importlib.import_module("webapp.pipeline.assemble")
 run_plain_skill = assemble_module.run_plain_skill
@@ -160,11 +163,34 @@ def test_a_trace_looked_at_is_not_kept_in_the_memo(small_memos):
     assert all(entry.value.trace._stages is None for entry in entries)  # never made
 
 
-def test_every_version_of_a_skill_shares_its_line_origins():
-    a = parse_skill("shared", "one\ntwo\nthree").lines
-    b = parse_skill("shared", "one\ntwo!\nthree\nfour").lines
-    assert [origin.line for _, origin in b] == [1, 2, 3, 4]
-    assert all(x[1] is y[1] for x, y in zip(a, b[:3], strict=True))
+def test_a_skill_s_line_origins_are_one_run_whatever_its_length():
+    parsed = parse_skill("long", "\n".join(f"line {n}" for n in range(5000)))
+    assert parsed.origins.parts == (("long", 1, 5000),)
+    assert [origin.line for _, origin in parsed.lines][:3] == [1, 2, 3]
+    assert parsed.origins[4999] == Origin("skill", "long", 5000)
+
+
+def test_the_memo_keeps_no_origin_object_of_an_author_s_line():
+    """What the memos keep of a skill for the garbage collector to follow does not grow
+    with its lines: no `Origin` per line, which the collector would follow for ever."""
+    def kept_by_memos(name: str, prose_lines: int) -> Counter[str]:
+        workspace = agent_workspace(name, 50)
+        prose = "\n".join(["Plain prose the author wrote."] * prose_lines)
+        workspace = dataclasses.replace(workspace, skills=tuple(
+            dataclasses.replace(skill, content=f"{skill.content}\n{prose}")
+            for skill in workspace.skills))
+        gc.collect()
+        before = Counter(type(o).__name__ for o in gc.get_objects())
+        context = assemble(workspace)
+        assert len(context.provenance) > 50 * prose_lines  # made when read, gone with it
+        del context
+        gc.collect()
+        return Counter(type(o).__name__ for o in gc.get_objects()) - before
+
+    kept_by_memos("first", 1)  # what a first assembly makes once (compiled patterns)
+    short, long = kept_by_memos("short", 10), kept_by_memos("long", 1000)
+    assert long["Origin"] == short["Origin"] == 0
+    assert long == short
 
 
 def test_a_workspace_too_big_for_the_memo_still_assembles_the_same(small_memos):

@@ -27,7 +27,7 @@ def make_context(document: str, *, scenario: str | None = "admin asks about ment
     entry = format_log_entry(whole, agent="Simon", scenario=scenario, trigger=trigger,
                              counts=counts, messages=messages, time=TIME)
     return Context(document=whole, messages=messages, diagnostics=list(diagnostics),
-                   provenance=[], log_entry=entry if log_entry is None else log_entry,
+                   origins=(), log_entry=entry if log_entry is None else log_entry,
                    scenario=scenario, trigger=trigger)
 
 

@@ -27,6 +27,7 @@ from .formatters import FormatOptions
 from .log_entry import format_log_entry
 from .memo import memo, str_bytes, tuple_bytes
 from .messages import MESSAGE_MODES, Message, document_of, user_fallback
+from .origins import origins_bytes
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .stages import SkillResult, SkillRun, TemplateInputs, expand_block, run_stages
 from .variables import Resolved, Resolver
@@ -90,8 +91,7 @@ _ORIGIN_BYTES = sys.getsizeof(Origin("skill", "", 1))
 def _result_weight(args: tuple[Hashable, ...], result: SkillResult) -> int:
     """The bytes an entry keeps: its key (the text, a pair per name; not the `Resolved`
     values, which an assembly makes once per name for all its skills) and its pieces
-    (text, one pointer per line, the origins of values: a skill line's origin is shared,
-    see `blocks.skill_origins`)."""
+    (text, its origins as runs: `origins.Origins`, and the origins of values)."""
     d_tag, content, values = args
     weight = (tuple_bytes(3) + str_bytes(d_tag) + str_bytes(content)  # type: ignore[arg-type]
               + tuple_bytes(len(values))  # type: ignore[arg-type]
@@ -100,7 +100,7 @@ def _result_weight(args: tuple[Hashable, ...], result: SkillResult) -> int:
     # At most one origin of its own per `{{name}}`, whatever the number of the value's lines.
     weight += _ORIGIN_BYTES * content.count("{{")  # type: ignore[union-attr]
     for piece in result.pieces:
-        weight += (tuple_bytes(4) + str_bytes(piece.text) + tuple_bytes(len(piece.origins)))
+        weight += tuple_bytes(4) + str_bytes(piece.text) + origins_bytes(piece.origins)
     for diagnostic in result.diagnostics:
         weight += 200 + str_bytes(diagnostic.message)
     return weight
@@ -290,12 +290,12 @@ def assemble(
              "no skill wrote user text, so the incoming message is the user message")
         messages.append(user_fallback(message))
 
-    document, provenance = document_of(messages)
+    document, origins = document_of(messages)
     context = Context(
         document=document,
         messages=[{"role": msg.role, "content": msg.content} for msg in messages],
         diagnostics=diagnostics,
-        provenance=provenance,
+        origins=origins,
         log_entry="",
         scenario=chosen.name or None,
         trigger=trigger,

@@ -7,13 +7,12 @@ so whatever the stages do to it, the document knows where each of its lines came
 
 from __future__ import annotations
 
-import itertools
-import sys
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from .memo import memo, str_bytes, tuple_bytes
+from .origins import Origins, OriginsBuilder
 from .placeholders import Placeholder, placeholder_names
 from .result import Origin
 from .roles import FenceTracker, marker_role, may_hold_marker
@@ -24,8 +23,6 @@ Line = tuple[str, Origin]
 #: The byte budget of `parse_skill`'s memo (docs/performance.md, "Caches at real size and
 #: the cold path").
 PARSE_SKILL_BYTES = 48 << 20
-#: The byte budget of the shared line origins (`skill_origins`).
-ORIGIN_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
@@ -41,7 +38,7 @@ class Block:
     role: str | None
     skill: str | None
     text: str  # the lines joined by "\n" ("" for no lines, and for one empty line)
-    origins: tuple[Origin, ...]  # one per line: how many lines there are
+    origins: Sequence[Origin]  # one per line, a tuple or `Origins`: how many lines there are
 
     @classmethod
     def of_lines(cls, role: str | None, skill: str | None, lines: Sequence[Line]) -> Block:
@@ -59,7 +56,7 @@ class Block:
         """The block as the stage trace shows it: its role marker (once known), its lines."""
         return self.text if self.role is None else f"{self.role}:\n{self.text}"
 
-    def trimmed(self) -> tuple[str, tuple[Origin, ...]]:
+    def trimmed(self) -> tuple[str, Sequence[Origin]]:
         """The text and origins without the leading and trailing blank lines, looking at
         those lines only."""
         text, origins = self.text, self.origins
@@ -89,7 +86,7 @@ class Piece(NamedTuple):
     role: str
     skill: str | None
     text: str
-    origins: tuple[Origin, ...]
+    origins: Sequence[Origin]
 
     @classmethod
     def of(cls, block: Block) -> Piece:
@@ -102,8 +99,8 @@ class ParsedSkill:
     """What depends only on a skill's text, parsed once per text.
 
     Kept small, since a memo holds one per skill: the body is one string (the skill's
-    own content when it has no template), and its lines with their origins are made
-    when a stage needs them (`lines`), from origins every version of the skill shares.
+    own content when it has no template), and its lines' origins are one run
+    (`Origins.of_skill`), whatever their number.
     """
 
     d_tag: str
@@ -120,47 +117,14 @@ class ParsedSkill:
         return tuple(zip(self.body.split("\n"), self.origins, strict=True)) if self.count else ()
 
     @property
-    def origins(self) -> tuple[Origin, ...]:
+    def origins(self) -> Origins:
         """The origin of each line of the body (none when the text opens with
         `---template---`)."""
-        return skill_origins(self.d_tag, self.count) if self.count else ()
+        return Origins.of_skill(self.d_tag, self.count)
 
     def block(self) -> Block:
         """The body as one block, before any stage."""
         return Block(None, self.d_tag, self.body, self.origins)
-
-
-#: Origins are shared in runs of this many lines (see `skill_origins`).
-ORIGIN_RUN = 64
-_ORIGIN_BYTES = sys.getsizeof(Origin("skill", "", 1))
-
-
-def _run_weight(args: tuple[Hashable, ...], run: tuple[Origin, ...]) -> int:
-    return tuple_bytes(ORIGIN_RUN) + ORIGIN_RUN * _ORIGIN_BYTES
-
-
-#: A pure function of its arguments. The budget holds about 13,000 runs (830,000
-#: lines): three agents of 4,000 skills of 60 lines.
-@memo(max_bytes=ORIGIN_BYTES, weight=_run_weight)
-def _origin_run(d_tag: str, start: int) -> tuple[Origin, ...]:
-    # `tuple.__new__` makes each named tuple in C: a third of the time of `Origin(...)`,
-    # which is most of what a skill's first parse costs besides its scan.
-    return tuple(map(tuple.__new__, itertools.repeat(Origin), zip(
-        itertools.repeat("skill"), itertools.repeat(d_tag),
-        range(start + 1, start + ORIGIN_RUN + 1), itertools.repeat(None))))
-
-
-def skill_origins(d_tag: str, count: int) -> tuple[Origin, ...]:
-    """The origins of lines 1 to `count` of skill `d_tag`.
-
-    Shared: every version of a skill's text (a keystroke makes a new one) and every
-    memo entry made from them point at the same `Origin` objects, instead of one
-    per line per version (what most of a memo entry weighed before).
-    """
-    if count <= ORIGIN_RUN:
-        return _origin_run(d_tag, 0)[:count]
-    runs = [_origin_run(d_tag, start) for start in range(0, count, ORIGIN_RUN)]
-    return tuple(itertools.chain.from_iterable(runs))[:count]
 
 
 def split_roles(texts: Sequence[str]) -> list[tuple[str, int, int]]:
@@ -248,7 +212,7 @@ def splice(block: Block, found: Iterable[Placeholder],
     """
     text, origins = block.text, block.origins
     chunks: list[str] = []  # each one line or more; joined by "\n" at the end
-    out: list[Origin] = []
+    out = OriginsBuilder()
     current, current_origin = "", origins[0] if origins else None
     pos = index = 0  # where the text not yet out starts, and its line's number
     spliced = False
@@ -265,7 +229,7 @@ def splice(block: Block, found: Iterable[Placeholder],
                 count = text.count("\n", cut, start)
                 if count > 1:
                     chunks.append(literal(text[cut + 1:last]))
-                    out.extend(origins[index + 1:index + count])
+                    out.extend_between(origins, index + 1, index + count)
                 index += count
                 current, current_origin = literal(text[last + 1:start]), origins[index]
             pos = start
@@ -286,7 +250,7 @@ def splice(block: Block, found: Iterable[Placeholder],
         chunks.append(current + texts[0])
         out.append(current_origin)  # type: ignore[arg-type]
         chunks.extend(texts[1:-1])
-        out.extend(value_origins[1:-1])
+        out.extend_between(value_origins, 1, len(value_origins) - 1)
         current, current_origin = texts[-1], value_origins[-1]
     if not spliced:
         whole = literal(text)
@@ -299,5 +263,5 @@ def splice(block: Block, found: Iterable[Placeholder],
         chunks.append(current + literal(text[pos:cut]))
         out.append(current_origin)  # type: ignore[arg-type]
         chunks.append(literal(text[cut + 1:]))
-        out.extend(origins[index + 1:])
-    return Block(block.role, block.skill, "\n".join(chunks), tuple(out))
+        out.extend_between(origins, index + 1, len(origins))
+    return Block(block.role, block.skill, "\n".join(chunks), out.build())

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .blocks import Block, Piece
+from .origins import Origins, OriginsBuilder
 from .result import Origin
 
 SEPARATOR = Origin("separator")
@@ -26,18 +27,23 @@ Note = Callable[[str, str, str, Origin | None], None]
 class Message:
     """A message being laid out: text chunks joined by newlines, one origin per line."""
 
-    __slots__ = ("_content", "chunks", "origins", "role")
+    __slots__ = ("_content", "_origins", "chunks", "role")
 
     def __init__(self, role: str):
         self.role = role
         self.chunks: list[str] = []
-        self.origins: list[Origin] = []
+        self._origins = OriginsBuilder()
         self._content: str | None = None
 
     def add(self, text: str, origins: Sequence[Origin]) -> None:
         self.chunks.append(text)
-        self.origins.extend(origins)
+        self._origins.extend(origins)
         self._content = None
+
+    @property
+    def origins(self) -> Origins:
+        """One origin per line of the content, as runs."""
+        return self._origins.build()
 
     @property
     def content(self) -> str:
@@ -116,11 +122,11 @@ def user_fallback(message: str) -> Message:
     return fallback
 
 
-def document_of(messages: Sequence[Message]) -> tuple[str, list[Origin]]:
+def document_of(messages: Sequence[Message]) -> tuple[str, Origins]:
     """The document (each message under its `role:` line, a blank line between) and the
-    origin of each of its lines."""
+    origin of each of its lines (made when they are read: see `origins.Origins`)."""
     parts: list[str] = []
-    provenance: list[Origin] = []
+    provenance = OriginsBuilder()
     for index, msg in enumerate(messages):
         if index:
             parts.append("")
@@ -129,4 +135,4 @@ def document_of(messages: Sequence[Message]) -> tuple[str, list[Origin]]:
         provenance.append(ROLE_LINE)
         parts.append(msg.content)
         provenance.extend(msg.origins)
-    return "\n".join(parts) + "\n", provenance
+    return "\n".join(parts) + "\n", provenance.build()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -121,12 +121,23 @@ class Context:
     document: str
     messages: list[dict[str, str]]
     diagnostics: list[Diagnostic]
-    provenance: list[Origin]
+    #: The origin of each line of the document, as the pipeline keeps them (an author's
+    #: lines as runs: `origins.Origins`); `provenance` is the same, one object per line.
+    origins: Sequence[Origin]
     log_entry: str
     scenario: str | None = None
     trigger: str = ""
     _trace_builder: Callable[[], list[SkillTrace]] | None = field(default=None, repr=False)
     _trace: list[SkillTrace] | None = field(default=None, repr=False)
+    _provenance: list[Origin] | None = field(default=None, repr=False)
+
+    @property
+    def provenance(self) -> list[Origin]:
+        """The origin of each line of the document, made on first use: an assembly whose
+        document no one reads line by line never makes them."""
+        if self._provenance is None:
+            self._provenance = list(self.origins)
+        return self._provenance
 
     @property
     def trace(self) -> list[SkillTrace]:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
+from .origins import Origins, Value, with_values
 from .placeholders import Placeholder, find_placeholders, split_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker, may_hold_marker
@@ -141,16 +142,18 @@ def resolve_block(skill: SkillRun, block: Block) -> Block:
 
 
 def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
-    """The block resolved as `resolve_by_splice` resolves it, when every placeholder is on
-    a line of its own and resolves to a text without problems, holding nothing that may
-    be a role marker, and no `{{` is escaped: most skills. None otherwise.
+    """The block resolved as `resolve_by_splice` resolves it, when its lines are one run
+    of an author's lines, every placeholder is on a line of its own and resolves to a
+    text without problems, holding nothing that may be a role marker, and no `{{` is
+    escaped: most skills. None otherwise.
 
     Then the text is the pieces around the placeholders and the values joined, in C, and
-    only the origins need a step per placeholder: the line's own origin, or the value's
-    when the value begins the line (after indentation at most), then the value's for
-    the value's other lines (what `splice` does). A cold assembly spent half its time
-    splicing before this; `test_stages` holds the two ways together.
+    the origins are the run cut at the values (`origins.with_values`). A cold assembly
+    spent half its time splicing before this; `test_stages` holds the two ways together.
     """
+    run = block.origins.run if type(block.origins) is Origins else None
+    if run is None:
+        return None
     parts = split_placeholders(block.text)
     if parts is None:
         return None
@@ -166,22 +169,13 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
         values[name] = resolved.kind, resolved.text, resolved.text.count("\n")
     if may_hold_marker("\n".join(text for _, text, _ in values.values())):  # one scan
         return None
-    origins = block.origins
-    out: list[Origin] = []
-    copied = 0  # the first line not yet out
-    for name, piece, line in zip(names, pieces, accumulate(breaks), strict=False):
-        out += origins[copied:line]
-        at = origins[line]
-        kind, _, more = values[name]
-        value = _new(Origin, (kind, at.skill, at.line, name))
-        # The value begins the line when only indentation is before it.
-        out.append(value if piece.rstrip(" \t")[-1:] in ("\n", "") else at)
-        if more:
-            out += (value,) * more
-        copied = line + 1
-    out += origins[copied:]
+    # A value begins its line when only indentation is before it.
+    origins = with_values(run, [
+        Value(line, piece.rstrip(" \t")[-1:] in ("\n", ""), values[name][0], name,
+              values[name][2])
+        for name, piece, line in zip(names, pieces, accumulate(breaks), strict=False)])
     parts[1::2] = [values[name][1] for name in names]
-    return Block(block.role, block.skill, "".join(parts), tuple(out))
+    return Block(block.role, block.skill, "".join(parts), origins)
 
 
 def resolve_by_splice(skill: SkillRun, block: Block) -> Block:

@@ -1,0 +1,109 @@
+"""`Origins` keeps a block's line origins as runs; it must read as the tuple it stands for."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from webapp.pipeline.origins import Origins, OriginsBuilder, Value, with_values
+from webapp.pipeline.result import Origin
+
+_SKILLS = st.sampled_from(["a", "b"])
+_RUNS = st.tuples(_SKILLS, st.integers(1, 50), st.integers(1, 6))
+_REPEATS = st.tuples(st.sampled_from(["tool", "variable"]), _SKILLS, st.integers(1, 50),
+                     st.sampled_from(["x", "y"]), st.integers(1, 4))
+_LOOSE = st.lists(st.sampled_from([Origin("separator"), Origin("role"),
+                                   Origin("tool", "a", 3, "x")]), min_size=1, max_size=4
+                  ).map(tuple)
+_PARTS = st.lists(st.one_of(_RUNS, _REPEATS, _LOOSE), max_size=6).map(tuple)
+
+
+def made(part: tuple) -> list[Origin]:
+    """What one part stands for, written out the plain way."""
+    if isinstance(part[0], Origin):
+        return list(part)
+    if len(part) == 3:
+        skill, first, count = part
+        return [Origin("skill", skill, line) for line in range(first, first + count)]
+    kind, skill, line, name, count = part
+    return [Origin(kind, skill, line, name)] * count
+
+
+def plain(parts: tuple) -> tuple[Origin, ...]:
+    return tuple(origin for part in parts for origin in made(part))
+
+
+@given(_PARTS)
+def test_origins_read_as_their_tuple(parts):
+    origins, expected = Origins(parts), plain(parts)
+    assert len(origins) == len(expected) and bool(origins) == bool(expected)
+    assert tuple(origins) == expected and origins == expected and origins == list(expected)
+    for index in range(-len(expected), len(expected)):
+        assert origins[index] == expected[index]
+    for start in range(len(expected) + 1):
+        for stop in range(len(expected) + 2):
+            assert tuple(origins[start:stop]) == expected[start:stop]
+    assert tuple(origins[::2]) == expected[::2]
+
+
+@given(_PARTS)
+def test_an_index_past_the_end_is_an_index_error(parts):
+    origins = Origins(parts)
+    for index in (len(origins), -len(origins) - 1):
+        try:
+            origins[index]
+        except IndexError:
+            continue
+        raise AssertionError(f"origins[{index}] answered")
+
+
+@given(st.lists(st.tuples(st.sampled_from(["extend", "between", "append", "repeat"]),
+                          _PARTS, st.integers(0, 8), st.integers(0, 8))))
+def test_the_builder_joins_parts_as_a_list_would(steps):
+    builder, expected = OriginsBuilder(), []
+    for step, parts, a, b in steps:
+        origins = Origins(parts)
+        # Both shapes a block's origins come in: `Origins` and a plain tuple.
+        source = origins if a % 2 else tuple(origins)
+        if step == "extend":
+            builder.extend(source)
+            expected += plain(parts)
+        elif step == "between":
+            builder.extend_between(source, a, b)
+            expected += plain(parts)[a:b]
+        elif step == "append":
+            builder.append(Origin("title"))
+            expected.append(Origin("title"))
+        else:
+            builder.repeat("tool", "a", a, "x", b)
+            expected += [Origin("tool", "a", a, "x")] * b
+    built = builder.build()
+    assert tuple(built) == tuple(expected) and len(built) == len(expected)
+
+
+def test_a_run_cut_and_put_back_together_is_one_run_again():
+    whole = Origins.of_skill("s", 10)
+    builder = OriginsBuilder()
+    builder.extend(whole[:4])
+    builder.extend(whole[4:])
+    assert builder.build().parts == (("s", 1, 10),)
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 3)), max_size=5),
+       st.integers(1, 4))
+def test_values_put_into_a_run_take_their_lines(gaps, tail):
+    """Line by line: a line a value begins is the value's, another keeps its own origin,
+    and the value's other lines follow it."""
+    values, expected, line = [], [], 0
+    for gap, begins, more in gaps:
+        expected += [Origin("skill", "s", 3 + n) for n in range(line, line + gap)]
+        line += gap
+        value = Origin("tool", "s", 3 + line, "t")
+        expected.append(value if begins else Origin("skill", "s", 3 + line))
+        expected += [value] * more
+        values.append(Value(line, begins, "tool", "t", more))
+        line += 1
+    count = line + tail
+    expected += [Origin("skill", "s", 3 + n) for n in range(line, count)]
+    assert tuple(with_values(("s", 3, count), values)) == tuple(expected)
+    assert len(with_values(("s", 3, count), values)) == len(expected)

@@ -1,0 +1,282 @@
+"""The origins of a block's lines, kept as runs: an author's lines are one run (a skill,
+its first line, how many), a value's lines one repeated origin, and an `Origin` object
+is made for a line only when it is read.
+
+A 1,000-skill document has some 60,000 author lines. Made one by one, their origins were
+a fifth of a cold assembly, and, kept by the memos, each stayed in the garbage
+collector's care (a named tuple is never untracked as a plain tuple is), which made the
+full collections of a worker longer as its memos filled (docs/performance.md, "Origins
+as runs"). As runs they cost a small tuple per placeholder, whatever the lines.
+
+`Origins` is an immutable `Sequence[Origin]`: indexing, slicing, iteration, `len` and
+equality behave as on the tuple it stands for. A block's origins may be an `Origins` or
+a plain tuple (a value's lines, a template section's); `OriginsBuilder` joins either.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, chain, repeat
+from typing import NamedTuple, overload
+
+from .memo import tuple_bytes
+from .result import Origin
+
+_new = tuple.__new__  # `_new(Origin, fields)` makes the named tuple in C, at a third the cost
+
+#: A part of `Origins`, one of three shapes of tuple:
+#: - a run of an author's lines, `(skill, first line, count)`;
+#: - one origin repeated, `(kind, skill, line, name, count)`: a value's lines;
+#: - origins one by one, `(Origin, ...)`.
+#: The first two hold only strings and numbers: the garbage collector stops following
+#: such a tuple after its first look, where it would follow an `Origin` for ever (a named
+#: tuple is never untracked as a plain tuple is), so what a memo keeps of them is off
+#: the collector's books.
+Part = tuple
+
+
+def _is_run(part: Part) -> bool:
+    return len(part) == 3 and type(part[0]) is str
+
+
+def _size(part: Part) -> int:
+    return part[-1] if type(part[0]) is str else len(part)
+
+
+def _made(part: Part) -> tuple[Origin, ...]:
+    if type(part[0]) is not str:
+        return part
+    if len(part) == 3:
+        skill, first, count = part
+        return tuple(map(_new, repeat(Origin), zip(
+            repeat("skill"), repeat(skill), range(first, first + count), repeat(None))))
+    return (_new(Origin, part[:4]),) * part[4]
+
+
+def _cut(part: Part, start: int, stop: int) -> Part:
+    """Lines `start` to `stop - 1` of `part` (0 <= start < stop <= its size)."""
+    if type(part[0]) is not str:
+        return part[start:stop]
+    if len(part) == 3:
+        return (part[0], part[1] + start, stop - start)
+    return (*part[:4], stop - start)
+
+
+def _one(part: Part, index: int) -> Origin:
+    """Line `index` of `part`."""
+    if type(part[0]) is not str:
+        return part[index]
+    if len(part) == 3:
+        return _new(Origin, ("skill", part[0], part[1] + index, None))
+    return _new(Origin, part[:4])
+
+
+class Origins(Sequence[Origin]):
+    """One origin per line, kept as parts (see the module's docstring)."""
+
+    __slots__ = ("_ends", "parts", "size")
+
+    def __init__(self, parts: tuple[Part, ...] = (), size: int | None = None):
+        self.parts = parts
+        self.size = sum(map(_size, parts)) if size is None else size
+        self._ends: list[int] | None = None  # where each part ends, made when indexed
+
+    @classmethod
+    def of_skill(cls, d_tag: str, count: int) -> Origins:
+        """The origins of lines 1 to `count` of skill `d_tag`."""
+        return cls(((d_tag, 1, count),), count) if count else _EMPTY
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+    def __iter__(self) -> Iterator[Origin]:
+        return chain.from_iterable(map(_made, self.parts))
+
+    def _locate(self, index: int) -> tuple[int, int]:
+        """The part line `index` (0 <= index < size) is in, and where that part starts."""
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = list(accumulate(map(_size, self.parts)))
+        at = bisect_right(ends, index)
+        return at, ends[at - 1] if at else 0
+
+    @overload
+    def __getitem__(self, index: int) -> Origin: ...
+    @overload
+    def __getitem__(self, index: slice) -> Origins: ...
+
+    def __getitem__(self, index: int | slice) -> Origin | Origins:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.size)
+            if step != 1:
+                items = tuple(self)[index]
+                return Origins((items,), len(items)) if items else _EMPTY
+            return self.between(start, stop)
+        if index < 0:
+            index += self.size
+        if not 0 <= index < self.size:
+            raise IndexError("Origins index out of range")
+        parts = self.parts
+        if len(parts) == 1:
+            at, begin = 0, 0
+        else:
+            at, begin = self._locate(index)
+        return _one(parts[at], index - begin)
+
+    def between(self, start: int, stop: int) -> Origins:
+        """Lines `start` to `stop - 1` (0 <= start), as far as there are lines."""
+        stop = min(stop, self.size)
+        if stop <= start:
+            return _EMPTY
+        if start == 0 and stop == self.size:
+            return self
+        parts = self.parts
+        if len(parts) == 1:
+            return Origins((_cut(parts[0], start, stop),), stop - start)
+        first, first_begin = self._locate(start)
+        last, last_begin = self._locate(stop - 1)
+        if first == last:
+            return Origins((_cut(parts[first], start - first_begin, stop - first_begin),),
+                           stop - start)
+        head = parts[first]
+        cut: list[Part] = [_cut(head, start - first_begin, _size(head))]
+        cut += parts[first + 1:last]
+        cut.append(_cut(parts[last], 0, stop - last_begin))
+        return Origins(tuple(cut), stop - start)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Origins):
+            return self.size == other.size and tuple(self) == tuple(other)
+        if isinstance(other, (tuple, list)):
+            return self.size == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Origins({self.parts!r})"
+
+    def nbytes(self) -> int:
+        """About what this object keeps: itself and its parts, each counted as a run or a
+        repeated origin (a part of loose origins, rare, is counted as one)."""
+        return 64 + tuple_bytes(len(self.parts)) + len(self.parts) * _PART_BYTES
+
+    @property
+    def run(self) -> tuple[str, int, int] | None:
+        """`(skill, first line, count)` when these are an author's lines in one run."""
+        parts = self.parts
+        return parts[0] if len(parts) == 1 and _is_run(parts[0]) else None
+
+
+_EMPTY = Origins((), 0)
+_PART_BYTES = tuple_bytes(5)
+
+
+class Value(NamedTuple):
+    """A value put into a run of an author's lines (see `with_values`)."""
+
+    line: int  # the 0-based line of the run the value is on
+    begins: bool  # whether the value begins that line (after indentation at most)
+    kind: str  # its origin's kind and name
+    name: str
+    more: int  # its number of lines after the first
+
+
+def with_values(run: tuple[str, int, int], values: Iterable[Value]) -> Origins:
+    """The origins of `run`'s lines once `values` (in line order, one a line at most) are
+    put in: a line a value begins is the value's, any other keeps its own origin, and
+    the value's other lines are the value's. One part a run and one a value."""
+    skill, first, count = run
+    parts: list[Part] = []
+    copied = extra = 0  # the first line not yet out, the values' lines after their first
+    for line, begins, kind, name, more in values:
+        stop = line if begins else line + 1
+        if stop > copied:
+            parts.append((skill, first + copied, stop - copied))
+        if begins or more:
+            parts.append((kind, skill, first + line, name, more + 1 if begins else more))
+        copied, extra = line + 1, extra + more
+    if count > copied:
+        parts.append((skill, first + copied, count - copied))
+    return Origins(tuple(parts), count + extra)
+
+
+class OriginsBuilder:
+    """Origins put together in order, loose ones and whole runs alike."""
+
+    __slots__ = ("loose", "parts", "size")
+
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.loose: list[Origin] = []  # the origins after the last part, not yet a part
+        self.size = 0
+
+    def _flush(self) -> None:
+        if self.loose:
+            self.parts.append(tuple(self.loose))
+            self.size += len(self.loose)
+            self.loose = []
+
+    def append(self, origin: Origin) -> None:
+        self.loose.append(origin)
+
+    def extend(self, origins: Sequence[Origin]) -> None:
+        """Add `origins`: an `Origins` by its parts, anything else origin by origin."""
+        if type(origins) is not Origins:
+            self.loose += origins
+            return
+        if not origins.size:
+            return
+        self._flush()
+        parts, more = self.parts, origins.parts
+        first = more[0]
+        # A run that goes on where the last one stopped (a block cut and put back
+        # together) extends it. The parts of one `Origins` are joined already.
+        if (parts and _is_run(first) and _is_run(last := parts[-1])
+                and last[0] == first[0] and last[1] + last[2] == first[1]):
+            parts[-1] = (last[0], last[1], last[2] + first[2])
+            parts += more[1:]
+        else:
+            parts += more
+        self.size += origins.size
+
+    def extend_between(self, origins: Sequence[Origin], start: int, stop: int) -> None:
+        """Add lines `start` to `stop - 1` of `origins` (0 <= start), as far as there are
+        lines."""
+        if type(origins) is not Origins:
+            self.loose += origins[start:stop]
+            return
+        stop = min(stop, origins.size)
+        if stop <= start:
+            return
+        parts = origins.parts
+        if len(parts) == 1 and _is_run(run := parts[0]):  # a skill's lines: most blocks
+            if self.loose:
+                self._flush()
+            self.parts.append((run[0], run[1] + start, stop - start))
+            self.size += stop - start
+            return
+        self.extend(origins.between(start, stop))
+
+    def repeat(self, kind: str, skill: str | None, line: int | None, name: str | None,
+               count: int) -> None:
+        """Add `Origin(kind, skill, line, name)` `count` times (a value's lines)."""
+        if count:
+            if self.loose:
+                self._flush()
+            self.parts.append((kind, skill, line, name, count))
+            self.size += count
+
+    def build(self) -> Origins:
+        self._flush()
+        return Origins(tuple(self.parts), self.size) if self.parts else _EMPTY
+
+
+def origins_bytes(origins: Sequence[Origin]) -> int:
+    """What a block's origins keep besides the origins of values (see `Origins.nbytes`)."""
+    return origins.nbytes() if type(origins) is Origins else tuple_bytes(len(origins))
