@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.pipeline.origins import Origins, OriginsBuilder, Value, with_values
+from webapp.pipeline.origins import Origins, OriginsBuilder, with_values
 from webapp.pipeline.result import Origin
 
 _SKILLS = st.sampled_from(["a", "b"])
@@ -89,21 +89,24 @@ def test_a_run_cut_and_put_back_together_is_one_run_again():
     assert builder.build().parts == (("s", 1, 10),)
 
 
-@given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 3)), max_size=5),
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["", "  ", "- uses "]),
+                          st.integers(0, 3)), max_size=5),
        st.integers(1, 4))
 def test_values_put_into_a_run_take_their_lines(gaps, tail):
-    """Line by line: a line a value begins is the value's, another keeps its own origin,
-    and the value's other lines follow it."""
-    values, expected, line = [], [], 0
-    for gap, begins, more in gaps:
+    """Line by line: a line a value begins (after indentation at most) is the value's,
+    another keeps its own origin, and the value's other lines follow it."""
+    values, shapes, expected, line = [], {}, [], 0
+    for index, (gap, before, more) in enumerate(gaps):
         expected += [Origin("skill", "s", 3 + n) for n in range(line, line + gap)]
         line += gap
-        value = Origin("tool", "s", 3 + line, "t")
-        expected.append(value if begins else Origin("skill", "s", 3 + line))
+        name = f"v{index}"
+        value = Origin("tool", "s", 3 + line, name)
+        expected.append(value if not before.strip() else Origin("skill", "s", 3 + line))
         expected += [value] * more
-        values.append(Value(line, begins, "tool", "t", more))
+        values.append((line, "text\n" * bool(gap) + before, name))
+        shapes[name] = ("tool", more)
         line += 1
     count = line + tail
     expected += [Origin("skill", "s", 3 + n) for n in range(line, count)]
-    assert tuple(with_values(("s", 3, count), values)) == tuple(expected)
-    assert len(with_values(("s", 3, count), values)) == len(expected)
+    origins = with_values(("s", 3, count), values, shapes)
+    assert tuple(origins) == tuple(expected) and len(origins) == len(expected)

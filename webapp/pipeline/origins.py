@@ -16,9 +16,9 @@ a plain tuple (a value's lines, a template section's); `OriginsBuilder` joins ei
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
-from typing import NamedTuple, overload
+from typing import overload
 
 from .memo import tuple_bytes
 from .result import Origin
@@ -177,24 +177,23 @@ _EMPTY = Origins((), 0)
 _PART_BYTES = tuple_bytes(5)
 
 
-class Value(NamedTuple):
-    """A value put into a run of an author's lines (see `with_values`)."""
+def with_values(run: tuple[str, int, int], values: Iterable[tuple[int, str, str]],
+                shapes: Mapping[str, tuple[str, int]]) -> Origins:
+    """The origins of `run`'s lines once values are put in: `values` gives, in line order
+    (one a line at most), the 0-based line of the run a value is on, the text before it
+    on that line or since the last value, and its name; `shapes` each name's origin kind
+    and its number of lines after the first.
 
-    line: int  # the 0-based line of the run the value is on
-    begins: bool  # whether the value begins that line (after indentation at most)
-    kind: str  # its origin's kind and name
-    name: str
-    more: int  # its number of lines after the first
-
-
-def with_values(run: tuple[str, int, int], values: Iterable[Value]) -> Origins:
-    """The origins of `run`'s lines once `values` (in line order, one a line at most) are
-    put in: a line a value begins is the value's, any other keeps its own origin, and
-    the value's other lines are the value's. One part a run and one a value."""
+    A line a value begins (after indentation at most) is the value's, any other keeps
+    its own origin, and the value's other lines are the value's. One part a run and one
+    a value: this loop is a cold assembly's step per placeholder.
+    """
     skill, first, count = run
     parts: list[Part] = []
     copied = extra = 0  # the first line not yet out, the values' lines after their first
-    for line, begins, kind, name, more in values:
+    for line, before, name in values:
+        kind, more = shapes[name]
+        begins = before.rstrip(" \t")[-1:] in ("\n", "")
         stop = line if begins else line + 1
         if stop > copied:
             parts.append((skill, first + copied, stop - copied))

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol
 from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
-from .origins import Origins, Value, with_values
+from .origins import Origins, with_values
 from .placeholders import Placeholder, find_placeholders, split_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker, may_hold_marker
@@ -161,20 +161,18 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
     breaks = list(map(str.count, pieces[:-1], repeat("\n")))
     if 0 in breaks[1:]:  # two placeholders on one line
         return None
-    values: dict[str, tuple[str, str, int]] = {}  # name -> kind, text, its line breaks
+    texts: dict[str, str] = {}
+    shapes: dict[str, tuple[str, int]] = {}  # name -> its kind, its line breaks
     for name in set(names):
         resolved = skill.lookups.resolve(name)
         if resolved is None or resolved.problems or not resolved.text:
             return None
-        values[name] = resolved.kind, resolved.text, resolved.text.count("\n")
-    if may_hold_marker("\n".join(text for _, text, _ in values.values())):  # one scan
+        texts[name] = resolved.text
+        shapes[name] = resolved.kind, resolved.text.count("\n")
+    if may_hold_marker("\n".join(texts.values())):  # one scan
         return None
-    # A value begins its line when only indentation is before it.
-    origins = with_values(run, [
-        Value(line, piece.rstrip(" \t")[-1:] in ("\n", ""), values[name][0], name,
-              values[name][2])
-        for name, piece, line in zip(names, pieces, accumulate(breaks), strict=False)])
-    parts[1::2] = [values[name][1] for name in names]
+    origins = with_values(run, zip(accumulate(breaks), pieces, names, strict=False), shapes)
+    parts[1::2] = map(texts.__getitem__, names)
     return Block(block.role, block.skill, "".join(parts), origins)
 
 
