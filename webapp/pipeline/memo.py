@@ -1,8 +1,8 @@
 """The pipeline's one memo class: a pure function's results kept within a byte budget.
 
-`parse_skill`, `run_plain_skill`, `parse_template` and the shared line origins are pure
-functions of hashable arguments, so a memo keyed on the argument tuple cannot return a
-stale value. What it must get right is which values to keep when the budget is spent.
+`parse_skill`, `run_plain_skill` and `parse_template` are pure functions of hashable
+arguments, so a memo keyed on the argument tuple cannot return a stale value. What it
+must get right is which values to keep when the budget is spent.
 
 The budget is bytes, not entries, so a workspace of many small skills and one of a few
 large ones cost what they weigh; each memo states its `weight(args, value)`, an estimate
