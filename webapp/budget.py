@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from webapp.pipeline import Agent, Context, Diagnostic
+from webapp.pipeline import Agent, Context, Diagnostic, line_runs
 from webapp.tokens import TokenCount, count_tokens
 
 #: From this share of the window on, the budget is "near" and says so with a warning.
@@ -83,16 +83,18 @@ _GROUPS = {"title": ("structure", "title, roles and separators"),
 
 def breakdown(context: Context) -> list[Part]:
     """What fills the window, largest first: the document's lines grouped by where they
-    came from (`context.provenance`), each group's text counted on its own."""
+    came from (`context.origins`), each group's text counted on its own."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for line, origin in zip(context.document.split("\n"), context.provenance, strict=False):
+    lines, at = context.document.split("\n"), 0
+    for origin, count in line_runs(context.origins):  # a run of lines of one origin at a time
         if origin.kind in _GROUPS:
             key = _GROUPS[origin.kind]
         elif origin.kind in ("tool", "variable"):
             key = (origin.kind, origin.name or "?")
         else:
             key = ("skill", origin.skill or "?")
-        groups[key].append(line)
+        groups[key] += lines[at:at + count]
+        at += count
     parts = [Part(kind, name, count_tokens("\n".join(lines)).n,
                   name if kind == "skill" else None)
              for (kind, name), lines in groups.items()]

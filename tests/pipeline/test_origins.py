@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.pipeline.origins import Origins, OriginsBuilder, with_values
+from webapp.pipeline.origins import Origins, OriginsBuilder, first_line_of, line_runs, with_values
 from webapp.pipeline.result import Origin
 
 _SKILLS = st.sampled_from(["a", "b"])
@@ -110,3 +110,25 @@ def test_values_put_into_a_run_take_their_lines(gaps, tail):
     expected += [Origin("skill", "s", 3 + n) for n in range(line, count)]
     origins = with_values(("s", 3, count), values, shapes)
     assert tuple(origins) == tuple(expected) and len(origins) == len(expected)
+
+
+@given(_PARTS)
+def test_line_runs_are_the_lines_in_runs(parts):
+    """Each run stands for lines that differ in their line number at most, and the runs
+    together are every line, of an `Origins` and of a plain sequence alike."""
+    expected = plain(parts)
+    for origins in (Origins(parts), expected):
+        lines = []
+        for origin, count in line_runs(origins):
+            run = expected[len(lines):len(lines) + count]
+            assert all(o._replace(line=None) == origin._replace(line=None) for o in run)
+            assert run[0] == origin
+            lines += run
+        assert tuple(lines) == expected
+
+
+@given(_PARTS, _SKILLS)
+def test_the_first_line_of_a_skill_is_found_without_making_every_line(parts, skill):
+    expected = next((i for i, o in enumerate(plain(parts)) if o.skill == skill), None)
+    assert first_line_of(Origins(parts), skill) == expected
+    assert first_line_of(plain(parts), skill) == expected

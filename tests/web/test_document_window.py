@@ -140,6 +140,18 @@ def test_every_fold_opened_is_the_whole_document(d_tag):
     assert len(context.messages) == 2  # the skills' system message and the user's
 
 
+def test_a_window_makes_an_origin_for_the_lines_it_shows_alone():
+    """A keystroke on a large document reads which skill wrote which lines from the runs
+    of its origins (`line_runs`), never the whole provenance one object a line."""
+    context = assemble(many_skills(60), "dm")
+    window = DocumentWindow(context, "skill_30", None)
+    window.source()
+    window.rendered(context.messages)
+    window.expand("source", 0, 40)
+    assert context._provenance is None  # never made
+    assert len(context.provenance) == len(context.origins) > 1000
+
+
 def test_a_small_document_is_shown_whole():
     context = assemble(many_skills(3), "dm")
     window = DocumentWindow(context, "skill_1", None)

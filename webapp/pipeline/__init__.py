@@ -38,6 +38,7 @@ from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
 from .names import ResolvableName, Vocabulary, resolvable_names
+from .origins import Origins, first_line_of, line_runs
 from .result import Context, Diagnostic, Origin, SkillTrace, Stage
 from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
 from .usage import (
@@ -98,6 +99,7 @@ __all__ = [
     "LogFormatError",
     "Meaning",
     "Origin",
+    "Origins",
     "PreviewTarget",
     "Problem",
     "Scenario",
@@ -128,9 +130,11 @@ __all__ = [
     "dump_variable",
     "dumps_json",
     "find_skills",
+    "first_line_of",
     "format_log_entry",
     "item_field",
     "json_to_markdown",
+    "line_runs",
     "load_yaml",
     "loads_json",
     "read_json",

@@ -276,6 +276,35 @@ class OriginsBuilder:
         return Origins(tuple(self.parts), self.size) if self.parts else _EMPTY
 
 
+def line_runs(origins: Sequence[Origin]) -> Iterator[tuple[Origin, int]]:
+    """`origins` in runs of lines that differ in their line number at most: each run's
+    first origin and its number of lines. Of an `Origins`, a run of an author's lines
+    or a value's lines is one item, so a view that asks which skill wrote which lines
+    of a large document makes no origin per line."""
+    if type(origins) is not Origins:
+        return zip(origins, repeat(1))
+    return chain.from_iterable(map(_part_runs, origins.parts))
+
+
+def _part_runs(part: Part) -> Iterable[tuple[Origin, int]]:
+    if type(part[0]) is not str:
+        return zip(part, repeat(1))
+    if len(part) == 3:
+        return ((_new(Origin, ("skill", part[0], part[1], None)), part[2]),)
+    return ((_new(Origin, part[:4]), part[4]),)
+
+
+def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
+    """The 0-based index of the first line `skill` wrote (its own or a value put into
+    its text), or None."""
+    at = 0
+    for origin, count in line_runs(origins):
+        if origin.skill == skill:
+            return at
+        at += count
+    return None
+
+
 def origins_bytes(origins: Sequence[Origin]) -> int:
     """What a block's origins keep besides the origins of values (see `Origins.nbytes`)."""
     return origins.nbytes() if type(origins) is Origins else tuple_bytes(len(origins))

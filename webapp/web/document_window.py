@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from markupsafe import Markup
 
-from webapp.pipeline import Context, Origin
+from webapp.pipeline import Context, Origin, first_line_of, line_runs
 from webapp.render import markdown_to_html
 from webapp.render.blocks import markdown_blocks
 
@@ -156,8 +156,8 @@ class DocumentWindow:
         self.link = link
         self.opened = opened
         #: Longer than `WINDOW_LINES`: the page shows the open tab alone (`editor`).
-        self.large = len(context.provenance) > WINDOW_LINES
-        self.whole = (whole and len(context.provenance) <= WHOLE_LINES) or not self.large
+        self.large = len(context.origins) > WINDOW_LINES
+        self.whole = (whole and len(context.origins) <= WHOLE_LINES) or not self.large
 
     def rendered(self, cards: Sequence[T]) -> list[tuple[T, list[Part] | None]]:
         """Each message's card (`cards`, in the messages' order) with its parts: runs of
@@ -180,12 +180,12 @@ class DocumentWindow:
 
     def source(self) -> list[Part]:
         """The Source table: runs of rows and folds."""
-        document, provenance = self.context.document, self.context.provenance
-        total = len(provenance)
+        document, origins = self.context.document, self.context.origins
+        total = len(origins)
         if self.whole:
-            return list(source_rows(document, provenance, self.d_tag, self.link))
+            return list(source_rows(document, origins, self.d_tag, self.link))
         spans = [(a, min(b, a + MINE_LINES))
-                 for a, b in mine_spans(provenance, self.d_tag, CONTEXT_LINES)]
+                 for a, b in mine_spans(origins, self.d_tag, CONTEXT_LINES)]
         spans = spans or [(0, min(PAGE_LINES, total))]
         # As `expand` opened them: the first page of each range.
         spans += [(a, min(b, a + PAGE_LINES)) for a, b in self._opened("source")]
@@ -194,7 +194,7 @@ class DocumentWindow:
     def expand(self, view: str, start: int, end: int) -> list[Part]:
         """What opening the fold of lines `start`..`end` of `view` shows: its first
         `PAGE_LINES` lines (whole blocks in the rendered view) and a fold for the rest."""
-        end = min(end, len(self.context.provenance))
+        end = min(end, len(self.context.origins))
         if view == "source":
             page = without_small_gaps([(start, min(end, start + PAGE_LINES))], start, end)
             return self._source_parts(page, start, end)
@@ -209,9 +209,10 @@ class DocumentWindow:
     def _opened(self, view: str) -> list[tuple[int, int]]:
         """The ranges of `view` the author opened, in this document's lines: a range after
         the edited skill's first line moved by the change in the document's length."""
-        provenance = self.context.provenance
-        total = len(provenance)
-        first = next((i for i, o in enumerate(provenance) if o.skill == self.d_tag), total)
+        origins = self.context.origins
+        total = len(origins)
+        first = first_line_of(origins, self.d_tag)
+        first = total if first is None else first
         ranges = []
         for fold in self.opened:
             if fold.view != view:
@@ -224,12 +225,13 @@ class DocumentWindow:
 
     def _mine(self, start: int, end: int) -> bool:
         return self.d_tag is not None and any(
-            origin.skill == self.d_tag for origin in self.context.provenance[start:end])
+            origin.skill == self.d_tag for origin, _ in line_runs(self.context.origins[start:end]))
 
     def _fold(self, view: str, start: int, end: int) -> Fold:
-        skills = {o.skill for o in self.context.provenance[start:end]} - {None, self.d_tag}
+        skills = ({o.skill for o, _ in line_runs(self.context.origins[start:end])}
+                  - {None, self.d_tag})
         return Fold(view, start, end, len(skills), other=self.d_tag is not None,
-                    total=len(self.context.provenance))
+                    total=len(self.context.origins))
 
     def _rendered_parts(self, blocks: list[tuple[int, int, str]], shown: list[bool]
                         ) -> list[Part]:
@@ -252,7 +254,7 @@ class DocumentWindow:
     def _source_parts(self, spans: list[tuple[int, int]], start: int, end: int
                       ) -> list[Part]:
         """Rows for `spans` (in order, within `start`..`end`) and folds between them."""
-        runs = source_rows(self.context.document, self.context.provenance, self.d_tag,
+        runs = source_rows(self.context.document, self.context.origins, self.d_tag,
                            self.link, spans)
         parts: list[Part] = []
         at = start
@@ -332,12 +334,13 @@ def mine_spans(provenance: Sequence[Origin], d_tag: str | None, context: int
         return []
     spans: list[tuple[int, int]] = []
     total = len(provenance)
-    for i, origin in enumerate(provenance):
-        if origin.skill != d_tag:
-            continue
-        a, b = max(0, i - context), min(total, i + 1 + context)
-        if spans and a <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], b)
-        else:
-            spans.append((a, b))
+    at = 0
+    for origin, count in line_runs(provenance):  # a run of lines of one origin at a time
+        if origin.skill == d_tag:
+            a, b = max(0, at - context), min(total, at + count + context)
+            if spans and a <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], b)
+            else:
+                spans.append((a, b))
+        at += count
     return spans

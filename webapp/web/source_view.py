@@ -54,13 +54,15 @@ def source_rows(document: str, provenance: Sequence[Origin], d_tag: str | None,
     built, one item per span (the Document tab's window, `document_window`).
     """
     lines = highlight_markdown_lines(document)
-    origins = list(provenance[:len(lines)])
-    origins += [_NO_ORIGIN] * (len(lines) - len(origins))
     links: dict[str, Markup] = {}  # one url_for per skill and request
 
     def rows(start: int, end: int) -> list[Markup]:
+        # The origins of the lines shown only (a large document's are made as read).
+        end = min(end, len(lines))
+        origins = list(provenance[start:end])
+        origins += [_NO_ORIGIN] * (end - start - len(origins))
         runs = []
-        for skill, run in groupby(origins[start:end], key=attrgetter("skill")):
+        for skill, run in groupby(origins, key=attrgetter("skill")):
             run_origins = tuple(run)
             stop = start + len(run_origins)
             href = None
