@@ -12,6 +12,7 @@ from webapp.pipeline import Agent, Scenario, Skill, Tool, Variable, Workspace, a
 from webapp.pipeline.assemble import Unresolved, _PlainLookups, run_plain_skill
 from webapp.pipeline.blocks import Block, parse_skill, splice
 from webapp.pipeline.headings import bump_headings, bump_text
+from webapp.pipeline.origins import Origins, OriginsBuilder
 from webapp.pipeline.placeholders import find_placeholders
 from webapp.pipeline.result import Origin
 from webapp.pipeline.stages import (
@@ -243,3 +244,37 @@ def test_any_input_of_a_memoised_skill_changes_its_result():
     assert "Ann" not in unbound.document
     assert [d.code for d in unbound.diagnostics] == ["unknown-variable"]
     assert assemble(workspace()).document == first
+
+
+_BUMP_LINES = st.sampled_from(["# A", "###### F", "Para", "more", "===", "---", "- item",
+                               "```", "~~~", "", "  code", "text {{x}}"])
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(_BUMP_LINES, st.booleans()), min_size=1, max_size=14))
+def test_bumping_a_block_by_line_indexes_gives_what_bumping_by_origins_gave(lines):
+    """`bump_block`'s line-by-line path tags lines with their indexes and keeps the
+    origins as runs; the rule it must keep is the per-line one with origins as tags,
+    for the text, the origins and the diagnostics, author lines and data lines alike."""
+    builder = OriginsBuilder()
+    for number, (_, data) in enumerate(lines, start=1):
+        if data:
+            builder.repeat("tool", "s", 1, "x", 1)
+        else:
+            builder.extend(Origins.of_skill("s", number)[number - 1:])
+    block = Block("system", "s", "\n".join(text for text, _ in lines), builder.build())
+    run = plain_run("")
+    [bumped] = bump_block_headings(run, [block])
+    reported: list[tuple[str, int | None]] = []
+    warned: set[tuple[Origin, bool]] = set()
+
+    def data_fence(origin: Origin, closes: bool) -> None:
+        if (origin, closes) not in warned:  # once per value, as `bump_block` warns
+            warned.add((origin, closes))
+            reported.append(("fence-in-data", origin.line))
+
+    expected = bump_headings(block.lines, lambda o: reported.append(("heading-clamped", o.line)),
+                             lambda o: o.kind != "skill", data_fence)
+    assert bumped.text == "\n".join(text for text, _ in expected)
+    assert tuple(bumped.origins) == tuple(origin for _, origin in expected)
+    assert [(d.code, d.line) for d in run.diagnostics] == reported

@@ -16,7 +16,7 @@ a plain tuple (a value's lines, a template section's); `OriginsBuilder` joins ei
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
 from typing import overload
 
@@ -303,6 +303,32 @@ def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
             return at
         at += count
     return None
+
+
+def lines_where(origins: Sequence[Origin], test: Callable[[Origin], bool]) -> set[int]:
+    """The 0-based indexes of the lines whose origin passes `test`, which must look at
+    anything but the line number (it sees each run's first origin)."""
+    found: set[int] = set()
+    at = 0
+    for origin, count in line_runs(origins):
+        if test(origin):
+            found.update(range(at, at + count))
+        at += count
+    return found
+
+
+def picked(origins: Sequence[Origin], indexes: Sequence[int]) -> Origins:
+    """The origins of lines `indexes` (increasing) of `origins`, consecutive ones as the
+    runs they were."""
+    out = OriginsBuilder()
+    start = end = -1  # the range of consecutive indexes being gathered
+    for index in indexes:
+        if index != end:
+            out.extend_between(origins, start, end)
+            start = index
+        end = index + 1
+    out.extend_between(origins, start, end)
+    return out.build()
 
 
 def origins_bytes(origins: Sequence[Origin]) -> int:

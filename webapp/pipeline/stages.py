@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol
 from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
-from .origins import Origins, with_values
+from .origins import Origins, lines_where, picked, with_values
 from .placeholders import Placeholder, find_placeholders, split_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker, may_hold_marker
@@ -256,8 +256,18 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
     bumped = bump_text(block.text)  # most text: no line needs a look of its own
     if bumped is not None:
         return Block(block.role, block.skill, bumped, block.origins)
-    return Block.of_lines(block.role, block.skill,
-                          bump_headings(block.lines, clamp, _is_data, data_fence))
+    # Line by line, each line tagged with its index, not its origin: the origins stay
+    # runs, and an `Origin` is made only for a line a diagnostic names.
+    origins = block.origins
+    texts = block.text.split("\n") if origins else []
+    data = lines_where(origins, _is_data)
+    out = bump_headings(list(zip(texts, range(len(texts)), strict=True)),
+                        lambda at: clamp(origins[at]), data.__contains__,
+                        lambda at, closes: data_fence(origins[at], closes))
+    text = "\n".join([line for line, _ in out])
+    if len(out) == len(texts):  # no setext heading joined lines: every line kept, in order
+        return Block(block.role, block.skill, text, origins)
+    return Block(block.role, block.skill, text, picked(origins, [at for _, at in out]))
 
 
 def _is_data(origin: Origin) -> bool:
