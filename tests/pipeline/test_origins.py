@@ -5,7 +5,15 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.pipeline.origins import Origins, OriginsBuilder, first_line_of, line_runs, with_values
+from webapp.pipeline.origins import (
+    Origins,
+    OriginsBuilder,
+    first_line_of,
+    line_runs,
+    lines_where,
+    picked,
+    with_values,
+)
 from webapp.pipeline.result import Origin
 
 _SKILLS = st.sampled_from(["a", "b"])
@@ -132,3 +140,19 @@ def test_the_first_line_of_a_skill_is_found_without_making_every_line(parts, ski
     expected = next((i for i, o in enumerate(plain(parts)) if o.skill == skill), None)
     assert first_line_of(Origins(parts), skill) == expected
     assert first_line_of(plain(parts), skill) == expected
+
+
+@given(_PARTS, st.data())
+def test_picked_lines_keep_their_origins(parts, data):
+    expected = plain(parts)
+    indexes = sorted(data.draw(st.sets(st.integers(0, max(len(expected) - 1, 0)))
+                               if expected else st.just(set())))
+    for origins in (Origins(parts), expected):
+        assert tuple(picked(origins, indexes)) == tuple(expected[i] for i in indexes)
+
+
+@given(_PARTS)
+def test_lines_where_a_test_holds(parts):
+    expected = plain(parts)
+    assert lines_where(Origins(parts), lambda o: o.kind == "skill") == {
+        i for i, o in enumerate(expected) if o.kind == "skill"}

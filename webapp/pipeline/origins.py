@@ -306,8 +306,8 @@ def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
 
 
 def lines_where(origins: Sequence[Origin], test: Callable[[Origin], bool]) -> set[int]:
-    """The 0-based indexes of the lines whose origin passes `test`, which must look at
-    anything but the line number (it sees each run's first origin)."""
+    """The 0-based indexes of the lines whose origin passes `test`. `test` sees each
+    run's first origin, so it must not look at the line number."""
     found: set[int] = set()
     at = 0
     for origin, count in line_runs(origins):
@@ -321,7 +321,7 @@ def picked(origins: Sequence[Origin], indexes: Sequence[int]) -> Origins:
     """The origins of lines `indexes` (increasing) of `origins`, consecutive ones as the
     runs they were."""
     out = OriginsBuilder()
-    start = end = -1  # the range of consecutive indexes being gathered
+    start = end = 0  # the range of consecutive indexes being gathered (none at first)
     for index in indexes:
         if index != end:
             out.extend_between(origins, start, end)
