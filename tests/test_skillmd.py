@@ -34,10 +34,13 @@ def problems_of(text: str, **kwargs) -> list[tuple[str, str]]:
 
 
 def zipped(files: dict[str, bytes]) -> bytes:
+    """A zip of `files`, the same bytes at every call: a parametrized test's id holds
+    them, and pytest-xdist's workers must collect the same ids (a zip dated now differs
+    when they collect in different seconds)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, data in files.items():
-            archive.writestr(name, data)
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data)
     return buffer.getvalue()
 
 
