@@ -289,9 +289,7 @@ def line_runs(origins: Sequence[Origin]) -> Iterator[tuple[Origin, int]]:
 def _part_runs(part: Part) -> Iterable[tuple[Origin, int]]:
     if type(part[0]) is not str:
         return zip(part, repeat(1))
-    if len(part) == 3:
-        return ((_new(Origin, ("skill", part[0], part[1], None)), part[2]),)
-    return ((_new(Origin, part[:4]), part[4]),)
+    return ((_one(part, 0), part[-1]),)  # a run or a repeated origin: one item
 
 
 def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
