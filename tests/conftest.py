@@ -136,3 +136,20 @@ def app(database_url) -> Iterator[Any]:
 def client(app) -> Any:
     """A test client of `app`."""
     return app.test_client()
+
+
+@pytest.fixture
+def sent_to_workers(monkeypatch) -> dict[str, list[Any]]:
+    """Every item handed to the worker processes (`webapp.bounded.run`), by kind of work:
+    what a test counts to see which blocks were rendered, highlighted or diffed."""
+    from webapp import bounded
+
+    sent: dict[str, list[Any]] = {kind: [] for kind in bounded.DEADLINES}
+    real_run = bounded.run
+
+    def run(kind, fn, items):
+        sent[kind].extend(items)
+        return real_run(kind, fn, items)
+
+    monkeypatch.setattr(bounded, "run", run)
+    return sent

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.web import conftest as web
-from webapp.web.diffing import SHOWN_ROWS, WORD_PAIRS, diff_lines, word_parts
+from webapp.web.diffing import SHOWN_ROWS, WORD_PAIRS, diff_lines, exact_diff, word_parts
 from webapp.web.document_window import MINE_LINES
 
 simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
@@ -67,7 +67,7 @@ def test_words_are_marked_in_the_first_pairs_only(monkeypatch):
         return word_parts(old, new)
 
     monkeypatch.setattr("webapp.web.diffing.word_parts", counted)
-    diff = diff_lines("x y\n" * 5_000, "x z\n" * 5_000, limit=20_000)
+    diff = exact_diff("x y\n" * 5_000, "x z\n" * 5_000, limit=20_000)
     assert len(calls) == WORD_PAIRS
     assert diff.added == diff.removed == 5_000
 

@@ -100,24 +100,9 @@ def test_a_large_preview_shows_what_whole_rendering_shows():
         "", "### Typed just now", "A *typed* line"]
 
 
-def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch):
-    converted: list[str] = []
-    highlighted: list[str] = []
-
-    def convert(text: str) -> str:
-        converted.append(text)
-        return render.sanitize(markdown.markdown(
-            text, extensions=html.MARKDOWN_EXTENSIONS, extension_configs=html.MARKDOWN_CONFIG,
-            output_format="html"))
-
-    def highlight_block(text: str):
-        highlighted.append(text)
-        return highlight_lines(text)
-
-    highlight_lines = highlighting.highlight_lines
-    monkeypatch.setattr(html, "convert", convert)
+def test_a_keystroke_renders_only_the_block_it_changed(monkeypatch, sent_to_workers):
+    converted, highlighted = sent_to_workers["markdown"], sent_to_workers["highlight"]
     monkeypatch.setattr(html, "_rendered", LRU("test", 10**8))
-    monkeypatch.setattr(highlighting, "highlight_lines", highlight_block)
     monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**8))
     workspace = many_skills(30)
 

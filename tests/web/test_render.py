@@ -218,16 +218,8 @@ def test_demo_and_scaled_documents_render_as_the_whole():
             assert highlight_markdown_lines(context.document) == _whole_source(context.document)
 
 
-def test_an_edit_converts_only_its_block(monkeypatch):
-    converted: list[str] = []
-
-    def convert(text: str) -> str:
-        converted.append(text)
-        return render_html.sanitize(markdown.markdown(
-            text, extensions=render_html.MARKDOWN_EXTENSIONS,
-            extension_configs=render_html.MARKDOWN_CONFIG, output_format="html"))
-
-    monkeypatch.setattr(render_html, "convert", convert)
+def test_an_edit_converts_only_its_block(monkeypatch, sent_to_workers):
+    converted = sent_to_workers["markdown"]
     monkeypatch.setattr(render_html, "_rendered", LRU("test", 10**6))
     skills = [f"## Skill {i}\n\nRule {i}: be brief.\n- a\n- b" for i in range(50)]
     markdown_to_html("\n\n---\n\n".join(skills))

@@ -15,6 +15,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, MarkdownLexer
 from pygments.token import Text
 
+from webapp import bounded
 from webapp.lru import LRU
 from webapp.pipeline import dumps_json
 
@@ -62,13 +63,16 @@ def highlight_markdown_lines(text: str) -> list[Markup]:
     """The markdown source of `text`, highlighted, one HTML string per line.
 
     Highlighted a block at a time (see `webapp.render.blocks`), each block's lines cached;
-    a block too long to highlight (`webapp.render.guard`) is shown escaped, line by line.
+    a block too long to highlight (`webapp.render.guard`), or whose highlighting overran its
+    deadline in a worker process (`webapp.bounded`), is shown escaped, line by line.
     """
-    blocks = source_blocks(text)
-    judged = judge(blocks, highlight_cost)
-    return [line for block, cheap in judged
-            for line in (_highlighted.get_or_compute(block, highlight_lines) if cheap
-                         else plain_lines(block))]
+    judged = list(judge(source_blocks(text), highlight_cost))
+    cached = [_highlighted.get(block) if cheap else plain_lines(block) for block, cheap in judged]
+    missing = list(dict.fromkeys(block for (block, _), lines in zip(judged, cached, strict=True)
+                                 if lines is None))
+    made = bounded.map_cached("highlight", highlight_lines, missing, _highlighted, plain_lines)
+    return [line for (block, _), lines in zip(judged, cached, strict=True)
+            for line in (made[block] if lines is None else lines)]
 
 
 def plain_lines(text: str) -> tuple[Markup, ...]:
@@ -83,7 +87,17 @@ def plain_lines(text: str) -> tuple[Markup, ...]:
 
 
 def highlight_json(value: Any) -> Markup:
-    """`value` as indented JSON, highlighted, inside a `<pre>`."""
+    """`value` as indented JSON, highlighted, inside a `<pre>`; escaped without highlighting
+    if that overran its deadline in a worker process (`webapp.bounded`)."""
+    html = bounded.run("highlight", _highlighted_json, [value]).results[0]
+    if html is bounded.OVERRUN:
+        return Markup(f'<div class="{HIGHLIGHT_CLASS}"><pre>{escape(dumps_json(value, indent=2))}'
+                      "</pre></div>")
+    return Markup(html)
+
+
+def _highlighted_json(value: Any) -> str:
+    """`value` as indented JSON, highlighted by pygments, inside a `<pre>`."""
     formatter = HtmlFormatter(cssclass=HIGHLIGHT_CLASS)
     # JsonLexer reads character by character, slow on a long message. A string is one token
     # whatever its characters, so long ones are lexed as short stand-ins and put back,
@@ -91,14 +105,14 @@ def highlight_json(value: Any) -> Markup:
     long: dict[str, str] = {}
     text = dumps_json(_stand_ins(value, long), indent=2)
     if not long:
-        return Markup(highlight(text, JsonLexer(), formatter))
+        return highlight(text, JsonLexer(), formatter)
     if text.count(_STAND_IN) != 2 * len(long):  # the value has the stand-ins' character
         text = dumps_json(value, indent=2)
-        return Markup(highlight(text, JsonLexer(), formatter))
+        return highlight(text, JsonLexer(), formatter)
     html = highlight(text, JsonLexer(), formatter)
     for stand_in, string in long.items():
         html = html.replace(stand_in, _escaped.get_or_compute(string, _escaped_json_string), 1)
-    return Markup(html)
+    return html
 
 
 #: Strings at least this long are lexed as stand-ins.

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app, g
 from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
-from webapp import store
+from webapp import bounded, store
 
 from . import (
     access,
@@ -64,6 +64,16 @@ def invalid(exc: store.ValidationError) -> Any:
     return security.error_page(UnprocessableEntity(description=f"Nothing was saved: {reasons}"))
 
 
+def _start_work_budget() -> None:
+    g.work_budget = bounded.request_budget(current_app.config["UNTRUSTED_WORK_SECONDS"])
+
+
+def _end_work_budget(_exc: BaseException | None) -> None:
+    token = g.pop("work_budget", None)
+    if token is not None:
+        bounded.end_request(token)
+
+
 def register(app: Flask) -> None:
     """Install access control, the security layer, compression, the error pages and every
     blueprint on `app`."""
@@ -82,6 +92,11 @@ def register(app: Flask) -> None:
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
     app.jinja_env.filters["who"] = activity_view.who
     app.url_map.converters["id"] = forms.IdConverter
+    # Rendering, highlighting and diffing of the request's untrusted text share one budget
+    # of wall time (`webapp.bounded`): past it, what is left is shown escaped.
+    app.config.setdefault("UNTRUSTED_WORK_SECONDS", bounded.REQUEST_SECONDS)
+    app.before_request(_start_work_budget)
+    app.teardown_request(_end_work_budget)
     app.register_error_handler(store.NotFound, not_found)
     app.register_error_handler(NotFound, not_found)
     app.register_error_handler(store.Conflict, conflict)

@@ -7,6 +7,7 @@ without any HTML being built here. The same hunks give side-by-side rows.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -14,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import zip_longest
+
+from webapp import bounded
 
 #: Lines of unchanged context around each change, as `diff -u` shows.
 CONTEXT_LINES = 3
@@ -25,6 +28,10 @@ WORD_PAIRS = 1_000
 #: preview, a conflict or a history shows what a person reads, not a whole megabyte of
 #: lines as hundreds of megabytes of HTML.
 SHOWN_ROWS = 2_000
+
+#: What a page says above a diff whose lines were compared roughly (`Diff.rough`).
+ROUGH_NOTICE = ("Compared roughly: finding the changed lines took too long, so everything "
+                "between the first and the last changed line is shown as one change.")
 
 # Words, runs of whitespace and single punctuation marks: the units emphasis works on.
 _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
@@ -79,10 +86,18 @@ class Diff:
     #: Past `diff_lines`' `limit`: the unified lines and side-by-side rows not made.
     unmade_lines: int = 0
     unmade_rows: int = 0
+    #: Finding the changed lines overran its deadline: the lines between the common first
+    #: and last ones are shown as one change, without marked words.
+    rough: bool = False
 
     @property
     def changed(self) -> bool:
         return bool(self.hunks)
+
+    @property
+    def notice(self) -> str:
+        """What a page says above a rough diff."""
+        return ROUGH_NOTICE if self.rough else ""
 
     def cut(self, layout: str, limit: int = SHOWN_ROWS
             ) -> tuple[list[tuple[str, tuple[DiffLine, ...] | tuple[Row, ...]]], int]:
@@ -128,7 +143,45 @@ def _merge(parts: list[tuple[str, bool]]) -> Parts:
 
 def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
                limit: int | None = None) -> Diff:
-    """Diff `old` against `new` line by line, with word emphasis inside replaced lines.
+    """Diff `old` against `new` line by line, with word emphasis inside replaced lines,
+    within the `diff` deadline of a worker process (`webapp.bounded`); past it, the diff
+    `rough_diff` gives.
+
+    With a `limit`, lines past that many unified lines are counted, not made (see
+    `exact_diff`).
+    """
+    diff = bounded.run("diff", _exact_diff_of, [(old, new, context, limit)]).results[0]
+    return rough_diff(old, new, context, limit) if diff is bounded.OVERRUN else diff
+
+
+def _exact_diff_of(texts: tuple[str, str, int, int | None]) -> Diff:
+    return exact_diff(*texts)
+
+
+def rough_diff(old: str, new: str, context: int = CONTEXT_LINES,
+               limit: int | None = None) -> Diff:
+    """The lines `old` and `new` share at their start and end, and all between them as one
+    change, without marked words: made in one pass whatever the texts (`Diff.rough`)."""
+    a, b = old.splitlines(), new.splitlines()
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    ahi, bhi = len(a) - end, len(b) - end
+    middle = "replace" if ahi > start and bhi > start else ("delete" if ahi > start else "insert")
+    codes: list[Opcode] = [("equal", 0, start, 0, start), (middle, start, ahi, start, bhi),
+                           ("equal", ahi, len(a), bhi, len(b))]
+    codes = [code for code in codes if code[2] > code[1] or code[4] > code[3]]
+    diff = exact_diff(old, new, context, limit, opcodes=codes, words=0)
+    return dataclasses.replace(diff, rough=True)
+
+
+def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | None = None,
+               opcodes: list[Opcode] | None = None, words: int = WORD_PAIRS) -> Diff:
+    """Diff `old` against `new` line by line, with word emphasis inside replaced lines (in
+    the first `words` pairs), in this process however long it takes.
 
     With a `limit`, lines past that many unified lines are counted, not made
     (`Diff.unmade_lines`, `unmade_rows`): all a page that shows `SHOWN_ROWS` needs, when a
@@ -138,8 +191,9 @@ def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
     hunks = []
     added = removed = unmade_lines = unmade_rows = 0
     room = len(a) + len(b) if limit is None else limit  # unified lines still to make
-    words = WORD_PAIRS
-    for group in _grouped(line_opcodes(a, b), context):
+    if opcodes is None:
+        opcodes = line_opcodes(a, b)
+    for group in _grouped(opcodes, context):
         if room <= 0:
             unmade_lines, unmade_rows = unmade_lines + 1, unmade_rows + 1  # its header
         lines: list[DiffLine] = []

@@ -1,0 +1,198 @@
+"""Untrusted work runs in worker processes under a deadline (`webapp.bounded`): a worker that
+overruns is killed and replaced, what it did not finish is shown escaped with the guard's
+notice, and the process's other requests are served meanwhile.
+
+No assertion here reads a clock: the tests count what the pool did (workers killed, items
+sent) and rely on the pool's kill to end the hostile work.
+"""
+
+from __future__ import annotations
+
+import html as html_module
+import http.cookiejar
+import re
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from tests.browser.conftest import serve
+from tests.web import conftest as web
+from webapp import bounded
+from webapp.lru import LRU
+from webapp.render import highlight as highlighting
+from webapp.render import highlight_markdown_lines, markdown_to_html
+from webapp.render import html as render_html
+from webapp.web import diffing
+
+simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
+
+#: Pygments' devicetree lexer on a run of `;` (35 s for 16,000 when it was found): the guard
+#: prices a fenced block by its fence lines, so it lets this one through.
+HOSTILE_FENCE = "```devicetree\n" + ";" * 16_000 + "\n```\n"
+
+
+def _forever(item: str) -> str:
+    """Work that never ends on `"stall"`, and is instant otherwise (sent to the workers)."""
+    while item == "stall":
+        pass
+    return item.upper()
+
+
+def _fails(item: str) -> str:
+    raise ValueError(f"bad item {item}")
+
+
+def test_an_overrunning_item_is_killed_and_the_items_before_it_kept(monkeypatch):
+    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.5)
+    killed = bounded.stats().killed
+    outcome = bounded.run("markdown", _forever, ["a", "b", "stall", "c"])
+    assert outcome.results == ["A", "B", bounded.OVERRUN, bounded.OVERRUN]
+    assert outcome.culprit == 2
+    assert bounded.stats().killed == killed + 1
+    # The pool replaced the worker: the next call is served.
+    assert bounded.run("markdown", _forever, ["d"]).results == ["D"]
+
+
+def test_an_exception_in_the_work_is_raised_in_the_caller_and_the_worker_kept():
+    killed = bounded.stats().killed
+    with pytest.raises(ValueError, match="bad item x"):
+        bounded.run("markdown", _fails, ["x"])
+    assert bounded.stats().killed == killed
+    assert bounded.run("markdown", _forever, ["e"]).results == ["E"]
+
+
+def test_a_spent_request_budget_starts_no_work(sent_to_workers):
+    token = bounded.request_budget(0.0)
+    try:
+        outcome = bounded.run("markdown", _forever, ["a", "b"])
+    finally:
+        bounded.end_request(token)
+    assert outcome.results == [bounded.OVERRUN, bounded.OVERRUN]
+    assert outcome.culprit is None  # nothing was tried, so nothing is remembered
+
+
+def test_a_hostile_block_is_shown_escaped_once_and_remembered(monkeypatch, sent_to_workers):
+    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.5)
+    monkeypatch.setattr(render_html, "_rendered", LRU("test", 10**7))
+    text = "# Before\n\nCode:\n" + HOSTILE_FENCE + "\nAfter *this*.\n"
+    killed = bounded.stats().killed
+    html = markdown_to_html(text)
+    assert bounded.stats().killed == killed + 1
+    assert html.startswith("<h1>Before</h1>")
+    assert render_html.NOTICE in html
+    assert ";" * 16_000 in html  # the block's text, escaped, in full
+    assert "<em>this</em>" not in html  # after the culprit: not tried in this call
+    sent_to_workers["markdown"].clear()
+    again = markdown_to_html(text)
+    # The culprit is remembered as plain text; only the block never tried is sent.
+    assert sent_to_workers["markdown"] == ["After *this*.\n"]
+    assert "<em>this</em>" in again
+    assert bounded.stats().killed == killed + 1
+
+
+def test_hostile_source_is_shown_escaped_line_by_line(monkeypatch):
+    monkeypatch.setitem(bounded.DEADLINES, "highlight", 0.0)
+    monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**7))
+    text = "# Title\n\n<b>bold</b>\n"
+    lines = highlight_markdown_lines(text)
+    assert [str(line) for line in lines] == ["# Title", "", "&lt;b&gt;bold&lt;/b&gt;"]
+
+
+def test_json_that_overran_is_shown_escaped(monkeypatch):
+    monkeypatch.setitem(bounded.DEADLINES, "highlight", 0.0)
+    html = highlighting.highlight_json({"<b>": "x"})
+    assert "&lt;b&gt;" in html and "<b>" not in html and 'class="nt"' not in html
+
+
+def test_a_diff_that_overran_is_rough_and_says_so(monkeypatch):
+    monkeypatch.setitem(bounded.DEADLINES, "diff", 0.0)
+    old, new = "a\nb\nc\nd\n", "a\nB\nc\nd\ne\n"
+    diff = diffing.diff_lines(old, new)
+    assert diff.rough and diff.notice == diffing.ROUGH_NOTICE
+    assert [line.text for line in diff.hunks[0].lines if line.kind != "context"] == [
+        "b", "c", "d", "B", "c", "d", "e"]
+    assert (diff.added, diff.removed) == (4, 3)
+    monkeypatch.setitem(bounded.DEADLINES, "diff", 1.0)
+    assert diffing.diff_lines(old, new) == diffing.exact_diff(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("", ""), ("", "x\n"), ("x\n", ""), ("x\n", "x\n"), ("a\nb\n", "a\n"), ("a\n", "b\na\n"),
+    ("same\n" * 5, "same\n" * 6), ("p\nq\nr\n", "p\nX\nr\n"),
+])
+def test_a_rough_diff_changes_what_lies_between_the_common_ends(old, new):
+    diff = diffing.rough_diff(old, new)
+    lines = [line for hunk in diff.hunks for line in hunk.lines]
+    dels = [line for line in lines if line.kind == "del"]
+    adds = [line for line in lines if line.kind == "add"]
+    a, b = old.splitlines(), new.splitlines()
+    assert diff.changed == (a != b) and (diff.removed, diff.added) == (len(dels), len(adds))
+    if a != b:
+        start = (dels[0].old_no if dels else adds[0].new_no) - 1
+        assert a[:start] == b[:start]
+        assert [line.text for line in dels] == a[start:start + len(dels)]
+        assert [line.text for line in adds] == b[start:start + len(adds)]
+        assert a[start + len(dels):] == b[start + len(adds):]
+
+
+def test_the_rough_notice_is_on_the_page(client, simon, csrf, skill_form, monkeypatch):
+    monkeypatch.setitem(bounded.DEADLINES, "diff", 0.0)
+    data = skill_form("a changed chat skill\n")
+    data["shown"] = "diff"
+    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=web.HTMX)
+    assert response.status_code == 200
+    assert html_module.escape(diffing.ROUGH_NOTICE, quote=False) in response.data.decode()
+
+
+def _session(base: str) -> tuple[urllib.request.OpenerDirector, str]:
+    """A cookie-keeping client of the served app and the CSRF token of its session."""
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    page = opener.open(f"{base}/agents/Simon/skills/chat").read().decode()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token is not None
+    return opener, token.group(1)
+
+
+def test_a_request_past_its_deadline_does_not_hold_another(app, simon, monkeypatch):
+    # A long deadline, so the other request is surely served while the hostile one waits.
+    monkeypatch.setitem(bounded.DEADLINES, "markdown", 8.0)
+    app.config["UNTRUSTED_WORK_SECONDS"] = 8.0
+    render_html._rendered.clear()
+    server = serve(app)
+    base = next(server)
+    try:
+        _hostile_and_ordinary_requests(base)
+    finally:
+        server.close()
+
+
+def _hostile_and_ordinary_requests(base: str) -> None:
+    opener, token = _session(base)
+    form = {"csrf_token": token, "version": "1", "d_tag": "chat", "name": "Chat",
+            "layer": "1", "triggers": "dm", "enabled": "1", "shown": "document:rendered",
+            "content": "Hostile.\n\n" + HOSTILE_FENCE}
+    answer: dict[str, bytes] = {}
+
+    def hostile() -> None:
+        request = urllib.request.Request(
+            f"{base}/agents/Simon/skills/chat/preview",
+            data=urllib.parse.urlencode(form).encode(), headers=web.HTMX)
+        answer["body"] = opener.open(request).read()
+
+    killed, busy = bounded.stats().killed, bounded.stats().busy
+    thread = threading.Thread(target=hostile)
+    thread.start()
+    while bounded.stats().busy == busy:  # wait for the hostile work to reach a worker
+        time.sleep(0.01)
+        assert thread.is_alive()
+    assert opener.open(f"{base}/login").status == 200
+    assert opener.open(f"{base}/agents/Simon").status == 200
+    # Both answered while the hostile work was still running, not killed yet.
+    assert thread.is_alive() and bounded.stats().killed == killed
+    thread.join()
+    assert bounded.stats().killed == killed + 1
+    assert render_html.NOTICE in answer["body"].decode()
