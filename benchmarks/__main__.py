@@ -10,6 +10,7 @@ from collections.abc import Callable
 from .caches import cache_rows
 from .json_markdown import json_rows
 from .pipeline import Row, pipeline_rows
+from .pool import pool_rows
 from .worst_case import worst_case_rows
 
 
@@ -30,6 +31,7 @@ def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = pri
         from .web import web_rows
 
         rows += web_rows(quick=quick)
+        rows += pool_rows(quick=quick)
         # The worst case ends with a preview request, so it runs with the web section.
         rows += worst_case_rows(quick=quick)
         # What a keystroke costs in the browser (chromium through Playwright).

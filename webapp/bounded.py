@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import logging
 import multiprocessing
 import threading
 import time
@@ -90,6 +91,8 @@ class Stats:
     busy: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
 
+
+_log = logging.getLogger(__name__)
 
 _request_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "bounded_request_deadline", default=None)
@@ -151,6 +154,11 @@ def stats() -> Stats:
     return _POOL.stats_copy()
 
 
+def close_idle() -> None:
+    """Stop the idle workers (the busy ones stop when their work is done or killed)."""
+    _POOL.close()
+
+
 def _serve(conn: Connection) -> None:
     """A worker's loop: take `(fn, items)`, send back `(True, result)` for each item as it is
     done, or `(False, exception)` and stop that batch."""
@@ -175,7 +183,11 @@ class _Worker:
                                        name="bounded-worker")
         self.process.start()
         child.close()
-        if not self.conn.poll(START_SECONDS) or self.conn.recv() != "ready":
+        try:
+            ready = self.conn.poll(START_SECONDS) and self.conn.recv() == "ready"
+        except EOFError:
+            ready = False
+        if not ready:
             self.kill()
             raise RuntimeError("a worker process did not start")
 
@@ -242,12 +254,14 @@ class _Pool:
         started = time.monotonic()
         try:
             return _Worker(self._start_context()), time.monotonic() - started
-        except BaseException:
+        except Exception:
+            # The work is then not done, and shown escaped: a page that says so beats a 500.
+            _log.exception("a worker process for untrusted work could not start")
             with self._lock:
                 self._count -= 1
                 self._stats.busy -= 1
                 self._lock.notify()
-            raise
+            return None, time.monotonic() - started
 
     def _checkin(self, worker: _Worker, healthy: bool) -> None:
         if not healthy:
