@@ -1,11 +1,13 @@
 """The worst-case section: the slowest of a corpus of hostile inputs, for assemble, for
-rendering and for a whole preview request.
+rendering, and for each route of the draft preview (one row a tab the editor asks for).
 
-The render payloads are the families Python-Markdown is quadratic or slow on, about a
-megabyte each (a third of one for the preview request, whose form-encoded body must stay
-under the app's 1 MB limit: `[` is sent as `%5B`). The assemble payloads are a deep chain
-of references and a long skill of `[`. Each figure is one run after a warm-up of the
-machinery (not of the payload: every payload is rendered for the first time).
+The render payloads are the families Python-Markdown, pygments and the regexes were
+quadratic or slow on, about a megabyte each (a third of one for the preview request, whose
+form-encoded body must stay under the app's 1 MB limit: `[` is sent as `%5B`). The
+assemble payloads are a deep chain of references and a long skill of `[`. Each figure is
+one run after a warm-up of the machinery (not of the payload: every payload is rendered
+for the first time). Rendering, highlighting and diffing stop at their deadlines
+(`docs/bounds.md`), so the figures say what the deadlines and the linear parts cost.
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ def render_payloads(size: int = MB) -> dict[str, str]:
         "quote lines >": ">\n" * (size // 2),
         "fenced blocks between paragraphs":
             "".join(f"Text {i}\n\n```\nx{i}\n```\n\n" for i in range(size // 22)),
+        "link openers [a](": "[a](" * (size // 4),
+        "link openers [a](<": "[a](<" * (size // 5),
+        "thematic breaks ---": "---\n" * (size // 4),
+        "entity openers &#": "&#" * (size // 2),
+        "emphasis openers *a": "*a" * (size // 2),
+        "blank-line run": "Hello\n" + "\n" * size + " x\n",
+        "whitespace-only lines": "Hello\n" + " \n" * (size // 2) + "x\n",
+        "U+3000 lines": "Hello\n" + "\u3000\n" * (size // 2) + "x\n",
+        "devicetree fence of ;": "Code:\n```devicetree\n" + ";" * size + "\n```\n",
+        "one long line, changed": "word " * (size // 5),
     }
 
 
@@ -67,8 +79,14 @@ def _render(text: str) -> None:
     highlight_markdown_lines(text)
 
 
-def _preview_times(payloads: dict[str, str]) -> dict[str, float]:
-    """A draft-preview request of the demo's `personality` skill with each payload."""
+#: The preview's tabs, each asked alone as the editor asks on a keystroke.
+TABS = ("document:rendered", "document:source", "diff", "messages", "log", "problems",
+        "pipeline:unified", "budget")
+
+
+def _preview_times(payloads: dict[str, str]) -> dict[str, dict[str, float]]:
+    """For each tab, the time of a draft-preview request of the demo's `personality` skill
+    with each payload."""
     from .web import _app
 
     with tempfile.TemporaryDirectory() as folder:
@@ -79,18 +97,21 @@ def _preview_times(payloads: dict[str, str]) -> dict[str, float]:
         headers = {"HX-Request": "true", "X-CSRFToken": token.group(1) if token else ""}
         url = "/agents/Simon/skills/personality/preview"
         client.post(url, data={"content": "warm-up"}, headers=headers)
-        times = {}
-        for name, text in payloads.items():
-            start = time.perf_counter()
-            response = client.post(url, data={"content": text}, headers=headers)
-            times[name] = time.perf_counter() - start
-            if response.status_code >= 500:
-                raise RuntimeError(f"preview of {name!r} answered {response.status_code}")
+        times: dict[str, dict[str, float]] = {tab: {} for tab in TABS}
+        for tab in TABS:
+            for name, text in payloads.items():
+                start = time.perf_counter()
+                response = client.post(url, data={"content": text, "shown": tab},
+                                       headers=headers)
+                times[tab][name] = time.perf_counter() - start
+                if response.status_code >= 500:
+                    raise RuntimeError(f"preview of {name!r} ({tab}) answered "
+                                       f"{response.status_code}")
     return times
 
 
 def worst_case_rows(quick: bool = False) -> list[Row]:
-    """(figure, measured, target) rows: the slowest corpus entry of each kind."""
+    """(figure, measured, target) rows: the slowest corpus entry of each kind and route."""
     size = MB // 10 if quick else MB
     _render("# warm-up\n\n```python\nx = 1\n```\n")
     rows = [
@@ -100,7 +121,7 @@ def worst_case_rows(quick: bool = False) -> list[Row]:
         ("worst case: render, markdown + source (slowest payload)",
          *_slowest({name: _seconds(lambda t=t: _render(t))
                     for name, t in render_payloads(size).items()})),
-        ("worst case: preview request (slowest payload)",
-         *_slowest(_preview_times(render_payloads(size // 3)))),
     ]
+    for tab, times in _preview_times(render_payloads(size // 3)).items():
+        rows.append((f"worst case: preview request, {tab} (slowest payload)", *_slowest(times)))
     return rows
