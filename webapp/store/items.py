@@ -305,5 +305,5 @@ def restore_item(session: Session, agent: AgentRef, item_id: int) -> Any:
     row = create_item(session, kind, agent_row, trashed.name, dict(trashed.fields))
     session.delete(trashed)
     session.flush()
-    record(session, agent_row, f"{kind.label}.restore", row.name)
+    record(session, agent_row, f"{kind.label}.create", row.name, "restored from the trash")
     return row
