@@ -5,13 +5,16 @@ an import with replace fills."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import text
 
 from webapp import db, store
 from webapp.app import create_app
+from webapp.dbcli import import_cmd
 from webapp.store import rules
 
 # -- d_tags and the skill's sub-routes
@@ -237,3 +240,38 @@ def test_the_migration_renames_stored_reserved_d_tags_and_their_references(datab
     assert contents[1] == "{{notes/enabled-skill-2}} and {{ notes/enabled-skill-2 }}"
     assert contents[2] == "Kept."
     assert revision[0] == 2 and revision[1].startswith("renamed from notes/enabled")
+
+
+# -- the CLI import
+
+
+def test_cli_import_with_replace_trashes_what_it_drops(monkeypatch, database_url, tmp_path,
+                                                       full_bundle, session):
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    runner = CliRunner()
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(full_bundle), encoding="utf-8")
+    assert runner.invoke(import_cmd, [str(path)]).exit_code == 0
+    full_bundle["tools"].pop()  # `empty`
+    full_bundle["variables"] = [v for v in full_bundle["variables"] if v["tool"] != "empty"]
+    path.write_text(json.dumps(full_bundle), encoding="utf-8")
+    result = runner.invoke(import_cmd, [str(path), "--replace"])
+    assert result.exit_code == 0, result.output
+    session.expire_all()
+    assert {(i.section, i.name) for i in store.list_item_trash(session, "Tester")} == {
+        ("tools", "empty"), ("variables", "plain")}
+
+
+@pytest.mark.parametrize(("change", "path"), [
+    (lambda b: b["skills"][0].update(d_tag="main/enabled"), "$.skills[0].d_tag"),
+    (lambda b: b["skills"][1].update(content="a\ud800"), "$.skills[1].content"),
+    (lambda b: b["agent"].update(name="Tester\u200b"), "$.agent.name"),
+])
+def test_cli_import_refuses_names_by_json_path(monkeypatch, database_url, tmp_path,
+                                               full_bundle, change, path):
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    change(full_bundle)
+    file = tmp_path / "bundle.json"
+    file.write_text(json.dumps(full_bundle), encoding="utf-8")
+    result = CliRunner().invoke(import_cmd, [str(file)])
+    assert result.exit_code == 1 and f"{path}: " in result.output
