@@ -143,6 +143,21 @@ def test_a_save_of_a_skill_that_no_longer_exists_keeps_the_text(client, simon, s
     assert "Keep mine" not in html and 'href="/agents/Simon/new-skill"' in html
 
 
+def test_a_save_after_the_agent_went_to_the_trash_keeps_the_text(app, client, simon,
+                                                                 skill_form):
+    change(app, lambda s: store.delete_agent(s, "Simon"))
+    response = client.post(EDITOR, data=skill_form("My words.\n"))
+    assert response.status_code == 409
+    html = response.data.decode()
+    assert "chat no longer exists" in html and "My words." in html
+
+
+def test_a_save_to_an_address_with_a_trailing_slash_still_redirects(client, simon,
+                                                                    skill_form):
+    response = client.post(EDITOR + "/", data=skill_form("My words.\n"))
+    assert response.status_code == 308 and response.headers["Location"] == EDITOR
+
+
 # -- the trash of items
 
 

@@ -63,6 +63,14 @@ class Conflict(StoreError):
         super().__init__(f"skill {d_tag!r} {state}; the save started from version "
                          f"{expected_version} and was not applied")
 
+    @classmethod
+    def gone(cls, d_tag: str, submitted: Skill) -> Conflict:
+        """The conflict of a save of a skill that no longer exists (nor its agent)."""
+        return cls(d_tag, expected_version=None, current={"version": None, "content": "",
+                                                          "deleted": True, "gone": True},
+                   submitted={"content": submitted.content},
+                   saved=Skill(d_tag=d_tag, content=""))
+
     @property
     def where(self) -> str:
         """Where the skill is now: `here` (only its version moved on), `renamed` (to

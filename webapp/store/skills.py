@@ -115,10 +115,6 @@ def _taken(d_tag: str, row: models.Skill) -> str:
     return f"a skill {d_tag!r} already exists{reads}{where}"
 
 
-#: What `Conflict.current` holds for a skill that no longer exists.
-GONE: dict[str, Any] = {"version": None, "content": "", "deleted": True, "gone": True}
-
-
 def _snapshot(row: models.Skill) -> dict[str, Any]:
     return {**skill_fields(row), "version": row.version, "deleted": row.deleted_at is not None,
             "updated_at": row.updated_at}
@@ -197,7 +193,8 @@ def conflict(session: Session, row_id: int, d_tag: str, expected_version: int | 
     """Roll back and describe what is saved now, for a `Conflict`."""
     session.rollback()
     current = session.get(models.Skill, row_id, populate_existing=True)
-    snapshot = _snapshot(current) if current is not None else dict(GONE)
+    snapshot = _snapshot(current) if current is not None else {
+        "version": None, "content": "", "deleted": True, "gone": True}
     saved = skill_of(current) if current is not None else Skill(d_tag=d_tag, content="")
     session.rollback()
     return Conflict(d_tag, expected_version=expected_version, current=snapshot,
@@ -245,8 +242,7 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
                  "description": description}
     row = last_known(session, agent, d_tag)
     if row is None:
-        raise Conflict(d_tag, expected_version=expected_version, current=dict(GONE),
-                       submitted=submitted, saved=Skill(d_tag=d_tag, content=""))
+        raise Conflict.gone(d_tag, Skill(d_tag=d_tag, content=content))
     if row.d_tag != d_tag or row.deleted_at is not None:
         raise conflict(session, row.id, d_tag, expected_version, submitted)
 

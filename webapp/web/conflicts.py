@@ -13,7 +13,7 @@ from flask import Response
 
 from webapp import store
 from webapp.db import get_session
-from webapp.pipeline import Skill
+from webapp.pipeline import Agent, Skill, Workspace
 
 from .diffing import SHOWN_ROWS, diff_lines
 from .forms import choice_args, picker_choice
@@ -29,7 +29,10 @@ def conflict_response(agent: str, d_tag: str, mine: Skill, your_version: int,
     and the skill restored or made again).
     """
     saved = exc.saved
-    workspace = store.load_workspace(get_session(), agent)
+    try:
+        workspace = store.load_workspace(get_session(), agent)
+    except store.NotFound:  # the agent is gone too: the text is all there is to show
+        workspace = Workspace(agent=Agent(name=agent))
     choice, _ = picker_choice(data, workspace)
     moved_to = exc.current.get("d_tag") if exc.where == "renamed" else None
     if moved_to and mine.d_tag == d_tag:
