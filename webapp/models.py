@@ -232,6 +232,22 @@ class Scenario(Base):
     agent: Mapped[Agent] = relationship(back_populates="scenarios")
 
 
+class TrashedItem(Base):
+    """A tool, variable binding or scenario an import with replace dropped or overwrote,
+    kept with its fields (as its bundle section writes them) so it can be restored."""
+
+    __tablename__ = "trashed_items"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    #: The bundle section: `tools`, `variables` or `scenarios`.
+    section: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    fields: Mapped[dict[str, Any]] = mapped_column(JSON)
+    deleted_at: Mapped[datetime] = mapped_column(default=utcnow)
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
 class ContextLogEntry(Base):
     """One assembled context, kept so an author can look back at what the agent got."""
 

@@ -32,7 +32,8 @@ def seed(app: Any) -> dict[str, str]:
         return {"agent": AGENT, "d_tag": first.d_tag, "version": "1", "number": "1",
                 "entry_id": str(entry.id), "tool": workspace.tools[0].name,
                 "variable": workspace.variables[0].name,
-                "scenario": workspace.scenarios[0].name, "username": "nobody"}
+                "scenario": workspace.scenarios[0].name, "username": "nobody",
+                "item_id": "1"}
 
 
 def route_url(rule: Any, values: dict[str, str]) -> str:

@@ -117,6 +117,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("trash.delete_confirm", "GET"): AUTHOR,
     ("trash.delete", "POST"): AUTHOR,
     ("trash.restore", "POST"): AUTHOR,
+    ("trash.restore_item", "POST"): AUTHOR,
     ("uses.show", "GET"): VIEWER,
     ("variables.index", "GET"): VIEWER,
     ("variables.show", "GET"): VIEWER,

@@ -30,9 +30,12 @@ def test_404_fragment_for_htmx(client, simon):
 
 
 def test_404_on_posts_to_missing_skills(client, simon, skill_form):
-    for url in ("/agents/Simon/skills/nope", "/agents/Simon/skills/nope/preview",
+    for url in ("/agents/Simon/skills/nope/preview",
                 "/agents/Simon/skills/nope/move", "/agents/Simon/skills/nope/enabled"):
         assert client.post(url, data=skill_form("x", direction="up")).status_code == 404
+    # A save keeps the text: the conflict page says the skill does not exist.
+    response = client.post("/agents/Simon/skills/nope", data=skill_form("x"))
+    assert response.status_code == 409 and "nope no longer exists" in response.data.decode()
 
 
 def test_409_keeps_the_authors_text(client, simon, skill_form, saved):

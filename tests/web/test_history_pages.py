@@ -218,7 +218,7 @@ def test_delete_then_restore_from_the_trash(client, simon, csrf, saved):
     response = client.post(f"{EDITOR}/restore", data={"csrf_token": csrf})
     assert response.status_code == 303 and response.headers["Location"] == EDITOR
     assert saved("Simon", "chat").version == 1
-    assert "The trash is empty." in client.get("/agents/Simon/trash").data.decode()
+    assert "No skill is in the trash." in client.get("/agents/Simon/trash").data.decode()
 
 
 def test_delete_with_htmx_navigates_to_the_trash(client, simon, csrf):

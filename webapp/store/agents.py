@@ -59,6 +59,17 @@ def find_agent(session: Session, name: str) -> models.Agent | None:
     return session.scalar(rows(models.Agent).where(models.Agent.name == name))
 
 
+def taken_agent(session: Session, name: str) -> models.Agent | None:
+    """The agent, in the trash or not, whose name is `name` or reads as it
+    (`rules.same_name`: equal NFKC forms), or None."""
+    row = find_agent(session, name)
+    if row is not None or not rules.can_be_stored(name):
+        return row
+    names = session.scalars(select(models.Agent.name))
+    other = rules.same_name(name, names)
+    return None if other is None else find_agent(session, other)
+
+
 def agent_fields(name: str, title: str = "{name}", message_mode: str = "grouped",
                  max_array_items: int = 8, history_labels: Mapping[str, str] | None = None,
                  model: str = DEFAULT_MODEL, context_window: int = 0) -> dict[str, Any]:
@@ -71,10 +82,14 @@ def agent_fields(name: str, title: str = "{name}", message_mode: str = "grouped"
 
 
 def _taken(name: str, row: models.Agent | None = None) -> str:
+    if row is not None and row.name != name:
+        name = f"{row.name!r}, which reads as {name!r},"
+    else:
+        name = repr(name)
     if row is not None and row.deleted_at is not None:
-        return (f"an agent named {name!r} is in the trash (restore it from the agents page, "
+        return (f"an agent named {name} is in the trash (restore it from the agents page, "
                 "or choose another name)")
-    return f"an agent named {name!r} already exists"
+    return f"an agent named {name} already exists"
 
 
 @change
@@ -89,7 +104,7 @@ def create_agent(session: Session, name: str, **settings: Any) -> models.Agent:
 
 def insert_agent(session: Session, fields: dict[str, Any]) -> models.Agent:
     """Add an agent row with checked `fields`; raises `AlreadyExists`."""
-    taken = find_agent(session, fields["name"])
+    taken = taken_agent(session, fields["name"])
     if taken is not None:
         raise AlreadyExists([("name", _taken(fields["name"], taken))])
     row = models.Agent(**fields)
@@ -105,8 +120,8 @@ def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Ag
     fields = {key: getattr(row, key) for key in agent_fields(row.name)}
     apply_changes(fields, changes)
     fields = rules.check("agent", agent_fields(**fields))
-    taken = find_agent(session, fields["name"]) if fields["name"] != row.name else None
-    if taken is not None:
+    taken = taken_agent(session, fields["name"]) if fields["name"] != row.name else None
+    if taken is not None and taken.id != row.id:
         raise AlreadyExists([("name", _taken(fields["name"], taken))])
     old_name = row.name
     changed = [key for key, value in fields.items() if key != "name" and getattr(row, key) != value]

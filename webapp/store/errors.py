@@ -44,9 +44,10 @@ class Conflict(StoreError):
     """A save started from a version that is no longer the current one.
 
     Nothing was written. `current` holds the saved skill as it is now (`version`,
-    `content`, `name`, ...; `deleted` true when it was moved to the trash meanwhile),
-    `saved` the same as a pipeline `Skill` (an empty one when the skill is gone), and
-    `submitted` the fields the author sent, `submitted_content` their text.
+    `d_tag`, `content`, `name`, ...; `deleted` true when it was moved to the trash
+    meanwhile, `gone` when it no longer exists), `saved` the same as a pipeline `Skill`
+    (an empty one when the skill is gone), and `submitted` the fields the author sent,
+    `submitted_content` their text. `where` says where the skill went.
     """
 
     def __init__(self, d_tag: str, *, expected_version: int | None, current: dict[str, Any],
@@ -56,10 +57,31 @@ class Conflict(StoreError):
         self.current = current
         self.submitted = submitted
         self.saved = saved
-        state = "was moved to the trash" if current.get("deleted") else (
-            f"is at version {current['version']}")
+        state = {"deleted": "no longer exists", "trash": "was moved to the trash",
+                 "renamed": f"was renamed to {current.get('d_tag')!r}"}.get(
+            self.where, f"is at version {current.get('version')}")
         super().__init__(f"skill {d_tag!r} {state}; the save started from version "
                          f"{expected_version} and was not applied")
+
+    @classmethod
+    def gone(cls, d_tag: str, submitted: Skill) -> Conflict:
+        """The conflict of a save of a skill that no longer exists (nor its agent)."""
+        return cls(d_tag, expected_version=None, current={"version": None, "content": "",
+                                                          "deleted": True, "gone": True},
+                   submitted={"content": submitted.content},
+                   saved=Skill(d_tag=d_tag, content=""))
+
+    @property
+    def where(self) -> str:
+        """Where the skill is now: `here` (only its version moved on), `renamed` (to
+        `current["d_tag"]`), `trash`, or `deleted` (it no longer exists)."""
+        if self.current.get("gone"):
+            return "deleted"
+        if self.current.get("deleted"):
+            return "trash"
+        if self.current.get("d_tag", self.d_tag) != self.d_tag:
+            return "renamed"
+        return "here"
 
     @property
     def current_version(self) -> int:

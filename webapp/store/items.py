@@ -1,4 +1,6 @@
-"""Tools, variable bindings and scenarios: the simple per-agent tables, five functions each.
+"""Tools, variable bindings and scenarios: the simple per-agent tables, five functions each,
+and their trash: what an import with replace dropped or overwrote is kept there
+(`trash_items`) and can be restored (`restore_item`).
 
 Renaming a tool or a binding along with what uses it is `renames.py`.
 """
@@ -14,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from webapp import models
+from webapp.models import utcnow
 from webapp.pipeline import HistoryEntry, ToolResult, excerpt
 
 from . import rules
@@ -260,3 +263,47 @@ def update_scenario(session: Session, agent: AgentRef, name: str, /, **changes: 
 def delete_scenario(session: Session, agent: AgentRef, name: str) -> None:
     """Remove a scenario."""
     _delete(session, SCENARIOS, agent, name)
+
+
+# -- the trash of items
+
+KINDS_BY_SECTION = {kind.section: kind for kind in (TOOLS, VARIABLES, SCENARIOS)}
+
+
+def trash_items(session: Session, agent: models.Agent, kind: Kind, items: list[Any],
+                note: str) -> None:
+    """Keep copies of the rows `items` of `kind` in the agent's item trash (the caller
+    deletes or overwrites the rows)."""
+    now = utcnow()
+    for row in items:
+        session.add(models.TrashedItem(agent_id=agent.id, section=kind.section, name=row.name,
+                                       fields=kind.fields_of(row), deleted_at=now, note=note))
+
+
+def list_item_trash(session: Session, agent: AgentRef) -> list[models.TrashedItem]:
+    """The agent's trashed tools, bindings and scenarios, most recently trashed first."""
+    row = get_agent(session, agent)
+    return list(session.scalars(
+        select(models.TrashedItem).where(models.TrashedItem.agent_id == row.id)
+        .order_by(models.TrashedItem.deleted_at.desc(), models.TrashedItem.id.desc())))
+
+
+@change
+def restore_item(session: Session, agent: AgentRef, item_id: int) -> Any:
+    """Put a trashed item back, last of its kind, and take it out of the trash.
+
+    Raises `NotFound`, or `AlreadyExists` when an item of its kind has its name now
+    (rename or delete that one first)."""
+    agent_row = get_agent(session, agent)
+    trashed = session.get(models.TrashedItem, item_id)
+    if trashed is None or trashed.agent_id != agent_row.id:
+        raise NotFound(f"no item {item_id} in the trash of {excerpt(agent_row.name)}")
+    kind = KINDS_BY_SECTION[trashed.section]
+    if _name_taken(session, kind, agent_row.id, trashed.name):
+        raise AlreadyExists([("name", f"a {kind.label} named {trashed.name!r} exists: rename "
+                                      "or delete it, then restore this one")])
+    row = create_item(session, kind, agent_row, trashed.name, dict(trashed.fields))
+    session.delete(trashed)
+    session.flush()
+    record(session, agent_row, f"{kind.label}.create", row.name, "restored from the trash")
+    return row

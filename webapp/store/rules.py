@@ -9,6 +9,14 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 - whole numbers within their range (`INTEGER_RANGES`): SQLite holds 64 bits, PostgreSQL's
   `integer` 32, and a number no row can have is refused before a query is made;
 - an agent's name is usable in an address and a file name (`agent_name_problem`);
+- a name (an agent's, an item's, a skill's d_tag) has no bidirectional control and no
+  zero-width character, which would make it look like another (`invisible_problem`), and
+  two names of the same kind are the same name when their NFKC forms are equal
+  (`name_key`, `same_name`);
+- a d_tag never reads as the address of a page of another skill: it does not end in one
+  of a skill's sub-routes (`SKILL_SUB_ROUTES`, `d_tag_route_problem`);
+- no text holds a lone surrogate (U+D800-U+DFFF), which is not Unicode text and cannot
+  be stored or sent (`surrogate_path`);
 - a new adoption order names every live skill exactly once (`order_problem`);
 - line ends: every stored text has LF line ends (`normalize_text`: CRLF and a lone CR
   become LF), because a browser sends a textarea's text with CRLF, so a lone CR could
@@ -20,9 +28,10 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import JSON
@@ -92,7 +101,107 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
         problem = agent_name_problem(name)
         if problem:
             problems.append(("name", problem))
+    for key in ("name", "d_tag"):
+        value = item.get(key)
+        problem = invisible_problem(value) if isinstance(value, str) else None
+        if problem:
+            problems.append((key, problem))
+    d_tag = item.get("d_tag")
+    if section == "skills" and isinstance(d_tag, str):
+        problem = d_tag_route_problem(d_tag)
+        if problem:
+            problems.append(("d_tag", problem))
+    problems += [(path, SURROGATE_MESSAGE) for path in _surrogate_paths(item)]
     return problems
+
+
+#: Characters a name must not hold: they are invisible or reorder what is shown, so
+#: `é\u202egnp.exe` reads as `éexe.png` and `Simon\u200b` as `Simon`. The bidirectional
+#: controls (embeddings, overrides, isolates, the marks LRM, RLM and ALM) and the
+#: zero-width characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM).
+INVISIBLE = frozenset(
+    [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]
+    + ["\u200e", "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])
+_INVISIBLE = re.compile("[" + "".join(sorted(INVISIBLE)) + "]")
+
+
+def invisible_problem(name: str) -> str | None:
+    """Why `name` cannot name anything (`INVISIBLE`), naming the first such character,
+    or None."""
+    found = _INVISIBLE.search(name)
+    if found is None:
+        return None
+    return (f"must not contain bidirectional controls or zero-width characters "
+            f"(U+{ord(found.group()):04X} at position {found.start() + 1}): "
+            "they make a name look like another")
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: their NFKC form, so `Ｓimon` (a fullwidth S) and
+    `ﬁle` (a ligature) are the names `Simon` and `file`."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def same_name(name: str, names: Iterable[str]) -> str | None:
+    """The first of `names` that is `name` or reads as it (`name_key`), or None."""
+    key = name_key(name)
+    return next((other for other in names if other == name or name_key(other) == key), None)
+
+
+#: The sub-routes of a skill's address, after its d_tag: `/agents/<agent>/skills/<d_tag>/`
+#: then one of these (`<id>` stands for a number). A d_tag ending in `/` and one of them
+#: would be read as that page of another skill (`notes/enabled` as the toggle of `notes`),
+#: so it is refused (`d_tag_route_problem`). The web layer's routes are checked against
+#: this table by a test (tests/store/test_rules.py), so a new sub-route is added here too.
+SKILL_SUB_ROUTES = ("preview", "enabled", "move", "log", "duplicate", "history",
+                    "history/<id>", "history/<id>/restore", "delete", "restore", "export")
+# `\d` as Werkzeug's number converter reads it (any Unicode digit).
+_SUB_ROUTE = re.compile("/(?:" + "|".join(
+    re.escape(route).replace(re.escape("<id>"), r"\d+") for route in SKILL_SUB_ROUTES) + r")\Z")
+
+
+def d_tag_route_problem(d_tag: str) -> str | None:
+    """Why `d_tag` would be read as the address of another skill's page, or None."""
+    found = _SUB_ROUTE.search(d_tag)
+    if found is None:
+        return None
+    return (f"must not end in {found.group()!r}: the address of this skill would be that of "
+            f"a page of the skill {d_tag[:found.start()]!r}; choose another last part")
+
+
+SURROGATE_MESSAGE = "must be Unicode text: it holds a lone surrogate (U+D800-U+DFFF)"
+
+
+def surrogate_path(value: Any, path: str = "") -> str | None:
+    """The path (`content`, `history[2].content`, a key's `history[2]`) of the first text
+    in `value` (a JSON value; dict keys included) holding a lone surrogate, which a JSON
+    `\\ud800` escape can give and which cannot be encoded, stored or sent; else None."""
+    return next(_surrogate_paths(value, path), None)
+
+
+def _surrogate_paths(value: Any, path: str = "") -> Iterator[str]:
+    stack = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if not _encodes(item):
+                yield where
+        elif isinstance(item, Mapping):
+            for key, inner in reversed(list(item.items())):
+                inner_path = _join(where, str(key)) if where else str(key)
+                if isinstance(key, str) and not _encodes(key):
+                    yield inner_path
+                stack.append((inner_path, inner))
+        elif isinstance(item, (list, tuple)):
+            stack += [(f"{where}[{i}]", inner) for i, inner in reversed(list(enumerate(item)))]
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")  # in C: far faster than looking at each character
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def text_problems(section: str, fields: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -259,6 +368,16 @@ def bundle_problems(bundle: Mapping[str, Any], *, agent_name: str | None = None
         for index, item in enumerate(bundle.get(section, ())):
             problems += [(_join(f"$.{section}[{index}]", path), message)
                          for path, message in item_problems(section, item)]
+    # The bundle's loader refuses equal d_tags; these read the same and differ.
+    seen: dict[str, tuple[int, str]] = {}
+    for index, skill in enumerate(bundle.get("skills", ())):
+        d_tag = skill.get("d_tag")
+        if not isinstance(d_tag, str):
+            continue
+        first = seen.setdefault(name_key(d_tag), (index, d_tag))
+        if first[1] != d_tag:
+            problems.append((f"$.skills[{index}].d_tag",
+                             f"reads as the d_tag {first[1]!r} of $.skills[{first[0]}]"))
     return problems
 
 

@@ -68,6 +68,34 @@ def find_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | 
         models.Skill.agent_id == agent_row.id, models.Skill.d_tag == d_tag))
 
 
+def taken_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | None:
+    """The skill of `agent`, live or in the trash, whose d_tag is `d_tag` or reads as it
+    (`rules.same_name`: equal NFKC forms), or None."""
+    row = find_skill(session, agent, d_tag)
+    if row is not None or not rules.can_be_stored(d_tag):
+        return row
+    agent_row = get_agent(session, agent)
+    other = rules.same_name(d_tag, session.scalars(
+        select(models.Skill.d_tag).where(models.Skill.agent_id == agent_row.id)))
+    return None if other is None else find_skill(session, agent_row, other)
+
+
+def last_known(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | None:
+    """The skill an author who opened `d_tag` was editing: the skill with this d_tag (live
+    or in the trash), else the skill of the agent most recently saved under it (renamed
+    since; its revisions keep every d_tag it had), else None (it no longer exists)."""
+    row = find_skill(session, agent, d_tag)
+    if row is not None or not rules.can_be_stored(d_tag):
+        return row
+    agent_row = get_agent(session, agent)
+    return session.scalar(
+        rows(models.Skill).join(models.SkillRevision,
+                                models.SkillRevision.skill_id == models.Skill.id)
+        .where(models.Skill.agent_id == agent_row.id, models.SkillRevision.d_tag == d_tag)
+        .order_by(models.SkillRevision.saved_at.desc(), models.SkillRevision.id.desc())
+        .limit(1))
+
+
 def d_tag_problem(session: Session, agent: AgentRef, d_tag: str) -> str | None:
     """Why `d_tag` cannot name a new skill of `agent`, or None: the rules of a skill's
     d_tag (`rules.check`), and no skill of the agent, live or in the trash, has it."""
@@ -75,7 +103,7 @@ def d_tag_problem(session: Session, agent: AgentRef, d_tag: str) -> str | None:
         "skills", {"d_tag": d_tag, "content": ""}) if path == "d_tag"]
     if problems:
         return problems[0]
-    taken = find_skill(session, agent, d_tag)
+    taken = taken_skill(session, agent, d_tag)
     if taken is not None:
         return _taken(d_tag, taken)
     return None
@@ -83,7 +111,8 @@ def d_tag_problem(session: Session, agent: AgentRef, d_tag: str) -> str | None:
 
 def _taken(d_tag: str, row: models.Skill) -> str:
     where = " in the trash (restore it, or choose another d_tag)" if row.deleted else ""
-    return f"a skill {d_tag!r} already exists{where}"
+    reads = f" as {row.d_tag!r}, which reads the same" if row.d_tag != d_tag else ""
+    return f"a skill {d_tag!r} already exists{reads}{where}"
 
 
 def _snapshot(row: models.Skill) -> dict[str, Any]:
@@ -118,7 +147,7 @@ def create_skill(session: Session, agent: AgentRef, d_tag: str, *, content: str 
 def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
               position: int, note: str | None) -> models.Skill:
     """Insert a skill with checked `fields` as version 1, with its revision."""
-    taken = find_skill(session, agent, fields["d_tag"])
+    taken = taken_skill(session, agent, fields["d_tag"])
     if taken is not None:
         raise AlreadyExists([("d_tag", _taken(fields["d_tag"], taken))])
     now = utcnow()
@@ -165,7 +194,7 @@ def conflict(session: Session, row_id: int, d_tag: str, expected_version: int | 
     session.rollback()
     current = session.get(models.Skill, row_id, populate_existing=True)
     snapshot = _snapshot(current) if current is not None else {
-        "version": None, "content": "", "deleted": True}
+        "version": None, "content": "", "deleted": True, "gone": True}
     saved = skill_of(current) if current is not None else Skill(d_tag=d_tag, content="")
     session.rollback()
     return Conflict(d_tag, expected_version=expected_version, current=snapshot,
@@ -204,15 +233,18 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
     A `new_d_tag` renames the skill first, updating the references to it
     (`rename_skill(update_references=True)`), in the same transaction.
     Raises `Conflict` (nothing written) when `expected_version` is not the current
-    version or the skill was moved to the trash meanwhile, `NotFound`, `ValidationError`,
-    `AlreadyExists` (a taken `new_d_tag`).
+    version, or the skill was renamed, moved to the trash or deleted meanwhile (the
+    conflict's `current` says where it is: `last_known`), `NotFound` (no such agent),
+    `ValidationError`, `AlreadyExists` (a taken `new_d_tag`).
     """
     submitted = {"content": content, "name": name, "layer": layer,
                  "triggers": None if triggers is None else list(triggers), "enabled": enabled,
                  "description": description}
-    row = find_skill(session, agent, d_tag)
+    row = last_known(session, agent, d_tag)
     if row is None:
-        raise NotFound(f"no skill {excerpt(d_tag)}")
+        raise Conflict.gone(d_tag, Skill(d_tag=d_tag, content=content))
+    if row.d_tag != d_tag or row.deleted_at is not None:
+        raise conflict(session, row.id, d_tag, expected_version, submitted)
 
     def edited(new_tag: str, text: str) -> dict[str, Any]:
         return _skill_input(
@@ -316,8 +348,8 @@ def _rename(session: Session, agent: models.Agent, row: models.Skill, version: i
     references were rewritten; each of those gets a version of its own."""
     old, new_d_tag = row.d_tag, fields["d_tag"]
     own = {**fields, "content": rename_placeholders(fields["content"], old, new_d_tag)}
-    taken = find_skill(session, agent, new_d_tag)
-    if taken is not None:
+    taken = taken_skill(session, agent, new_d_tag)
+    if taken is not None and taken.id != row.id:
         raise AlreadyExists([("d_tag", _taken(new_d_tag, taken))])
     users = references_to(session, agent, old)
     note = f"renamed from {old}"

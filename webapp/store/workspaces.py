@@ -23,10 +23,19 @@ from webapp.pipeline import (
 
 from . import rules
 from .activity import record
-from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent
+from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent, taken_agent
 from .convert import agent_of, scenario_of, skill_fields, skill_of, tool_of, variable_of
 from .errors import AlreadyExists
-from .items import list_scenarios, list_tools, list_variables
+from .items import (
+    SCENARIOS,
+    TOOLS,
+    VARIABLES,
+    list_items,
+    list_scenarios,
+    list_tools,
+    list_variables,
+    trash_items,
+)
 from .skills import Stale, conflict, list_skills, new_skill, write_skill
 from .transactions import change, rows
 
@@ -81,6 +90,11 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
                           source.max_array_items, source.history_labels, source.model,
                           source.context_window)
     existing = find_agent(session, fields["name"])
+    lookalike = taken_agent(session, fields["name"]) if existing is None else None
+    if lookalike is not None:
+        raise AlreadyExists([("agent_name" if agent_name else "$.agent.name",
+                              f"an agent named {lookalike.name!r} already exists, which reads "
+                              f"as {fields['name']!r}: import under another name")])
     if existing is not None and not replace:
         where = " (in the trash)" if existing.deleted_at is not None else ""
         message = (f"an agent named {fields['name']!r} already exists{where}; "
@@ -133,6 +147,15 @@ def _replace_skills(session: Session, agent: models.Agent, skills: Sequence[Skil
 
 
 def _replace_rest(session: Session, agent: models.Agent, workspace: Workspace) -> None:
+    # What the bundle drops or changes goes to the item trash first: nothing is lost.
+    bundled = ((TOOLS, [dump_tool(t) for t in workspace.tools]),
+               (VARIABLES, [dump_variable(v) for v in workspace.variables]),
+               (SCENARIOS, [dump_scenario(s) for s in workspace.scenarios]))
+    for kind, items in bundled:
+        by_name = {item["name"]: kind.normalize(dict(item)) for item in items}
+        dropped = [row for row in list_items(session, kind, agent)
+                   if by_name.get(row.name) != kind.fields_of(row)]
+        trash_items(session, agent, kind, dropped, "replaced by an import")
     for model in (models.Tool, models.Variable, models.Scenario):
         session.execute(delete(model).where(model.agent_id == agent.id))
     for position, tool in enumerate(workspace.tools):

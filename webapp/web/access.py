@@ -139,6 +139,7 @@ ACCESS: dict[str, dict[str, str]] = {
     "trash.delete_confirm": {"GET": AUTHOR},
     "trash.delete": {"POST": AUTHOR},
     "trash.restore": {"POST": AUTHOR},
+    "trash.restore_item": {"POST": AUTHOR},
     "uses.show": READ,
     "variables.index": READ,
     "variables.show": READ,

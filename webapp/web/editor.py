@@ -40,7 +40,15 @@ from .preview import (
     skill_link,
 )
 from .preview_links import editor_links
-from .responses import counted, done, flag, page_or_fragment, shown_panels, wants_fragment
+from .responses import (
+    counted,
+    done,
+    flag,
+    page_or_fragment,
+    shown_panels,
+    wants_fragment,
+    without_slash,
+)
 
 bp = Blueprint("editor", __name__)
 
@@ -94,20 +102,33 @@ def preview(agent: str, d_tag: str) -> Response:
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>")
 def save(agent: str, d_tag: str) -> Response:
-    """Save the draft from the version it was loaded at; a stale version gets the conflict page."""
+    """Save the draft from the version it was loaded at; a stale version, or a skill
+    renamed, trashed or deleted meanwhile, gets the conflict page with the author's text."""
     session = get_session()
-    row = store.get_skill(session, agent, d_tag)
+    try:
+        row = store.last_known(session, agent, d_tag)
+    except store.NotFound:  # the agent went to the trash or was deleted
+        row = None
+    # `notes/` saved as `notes` (a 308 keeps the body), if no skill was ever `notes/`.
+    slash = without_slash() if row is None else None
+    if slash is not None:
+        return slash
     data, from_form = request_data()
-    form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
+    base = store.skill_of(row) if row is not None else Skill(d_tag=d_tag, content="")
+    form = parse_skill_form(data, dataclasses.replace(base, d_tag=d_tag), from_form=from_form)
+    here = row is not None and row.d_tag == d_tag and row.deleted_at is None
     if form.version is None:
         form.errors.setdefault("version", "is required: the version the edit started from")
-    if form.errors:
+    if form.errors and here:
         return editor_response(agent, form.version or row.version, form.draft, data,
                                errors=form.errors, dirty=True)
     try:
-        saved = save_draft(agent, d_tag, form.draft, form.version)
+        saved = save_draft(agent, d_tag, form.draft, form.version or 0)
     except store.Conflict as exc:
-        return conflict_response(agent, d_tag, form.draft, form.version, exc, data)
+        return conflict_response(agent, d_tag, form.draft, form.version or 0, exc, data)
+    except store.NotFound:
+        return conflict_response(agent, d_tag, form.draft, form.version or 0,
+                                 store.Conflict.gone(d_tag, form.draft), data)
     except (store.ValidationError, store.InUse) as exc:
         errors = exc.errors if isinstance(exc, store.ValidationError) else {"d_tag": str(exc)}
         return editor_response(agent, form.version, form.draft, data, errors=errors, dirty=True)

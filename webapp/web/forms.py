@@ -49,13 +49,18 @@ def request_data() -> tuple[Mapping[str, Any], bool]:
     """The request's fields and whether they came from a form (else a JSON object).
 
     A body that claims to be JSON but is not (a syntax error, a number Python cannot
-    read, `Infinity`, nesting too deep) answers 422 naming the problem.
+    read, `Infinity`, nesting too deep) answers 422 naming the problem, and so does
+    one holding a lone surrogate (a `\\ud800` escape), naming the field. (A form cannot
+    hold one: Werkzeug decodes it as UTF-8, an invalid byte becoming U+FFFD.)
     """
     if not request.is_json:
         return request.form, True
     data = json_body(request.get_data(cache=True, as_text=False))
     if not isinstance(data, dict):
         abort(422, description="body: must be a JSON object")
+    where = store.surrogate_path(data)
+    if where is not None:
+        abort(422, description=f"{where or 'body'}: {store.SURROGATE_MESSAGE}")
     return data, False
 
 

@@ -1,4 +1,5 @@
-"""Deleting a skill and the trash: a deleted skill keeps its history and can come back.
+"""Deleting a skill and the trash: a deleted skill keeps its history and can come back,
+and so do the tools, bindings and scenarios an import with replace dropped or overwrote.
 
 Deleting asks first on a page of its own, naming the skills that embed the skill; a
 delete they would break is refused with a 409 unless forced.
@@ -57,6 +58,21 @@ def restore(agent: str, d_tag: str) -> Response:
                 in_place=lambda: trash_response(agent, restored=d_tag))
 
 
-def trash_response(agent: str, restored: str | None = None) -> Response:
-    return page_or_fragment("trash.html", "_trash.html", agent=agent, restored=restored,
-                            skills=store.list_trash(get_session(), agent))
+@bp.post("/agents/<agent>/trash/items/<id:item_id>/restore")
+def restore_item(agent: str, item_id: int) -> Response:
+    """Put a trashed tool, binding or scenario back; a 409 if its name is taken now."""
+    try:
+        row = store.restore_item(get_session(), agent, item_id)
+    except store.AlreadyExists as exc:
+        return trash_response(agent, status=409, refused=exc.problems[0][1])
+    return done(f"Restored {row.name} from the trash.", url_for("trash.index", agent=agent),
+                in_place=lambda: trash_response(agent, restored_item=row.name))
+
+
+def trash_response(agent: str, restored: str | None = None, *, status: int = 200,
+                   restored_item: str | None = None, refused: str | None = None) -> Response:
+    session = get_session()
+    return page_or_fragment("trash.html", "_trash.html", status, agent=agent,
+                            restored=restored, restored_item=restored_item, refused=refused,
+                            skills=store.list_trash(session, agent),
+                            items=store.list_item_trash(session, agent))

@@ -95,13 +95,20 @@ def json_field(data: Mapping[str, Any], name: str, errors: Errors, *, default: A
     if not raw.strip():
         return default
     try:
-        return parse_json(raw, name)
+        value = parse_json(raw, name)
     except BundleError as exc:
         message = exc.problems[0].message
         match = _POSITION.search(message)
         line, column = (int(match[1]), int(match[2])) if match else (None, None)
         errors[name] = FieldError(message, line, column)
         return default
+    # A `\ud800` escape gives text no page could show (a body's surrogates are refused
+    # when it is read: `forms.json_body`).
+    inner = store.surrogate_path(value)
+    if inner is not None:
+        errors[name] = FieldError(f"{inner + ': ' if inner else ''}{store.SURROGATE_MESSAGE}")
+        return default
+    return value
 
 
 def json_text(value: Any) -> str:
