@@ -19,6 +19,7 @@ from itertools import accumulate, repeat
 from typing import Any, NamedTuple, Protocol
 
 from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
+from .budgets import Allowance, over_budget_message
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
 from .origins import Origins, lines_where, picked, with_values
@@ -35,6 +36,10 @@ _new = tuple.__new__  # `_new(Origin, fields)` makes the named tuple in C, at a 
 
 class Lookups(Protocol):
     """What the stages may ask about the world outside the skill being run."""
+
+    #: The assembly's expansion budget, which every copy of a value is taken from; None
+    #: when the values were checked against it before the skill ran.
+    allowance: Allowance | None
 
     def embeds(self, names: Sequence[str]) -> bool:
         """Whether any of `names` is a skill (so references must be expanded)."""
@@ -74,6 +79,7 @@ class SkillRun:
     parsed: ParsedSkill
     lookups: Lookups
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)  # the names the budget had no room for
     body: Block = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +91,18 @@ class SkillRun:
                                            origin.skill if origin else None,
                                            origin.line if origin else None,
                                            name, tuple(suggestions)))
+
+    def afford(self, name: str, chars: int, at: Origin | None) -> bool:
+        """Whether the assembly's budget has room for `chars` more characters of `name`'s
+        value; if not, a `value-budget` error (once per name)."""
+        allowance = self.lookups.allowance
+        if allowance is None or allowance.spend(chars):
+            return True
+        if name not in self.refused:
+            self.refused.add(name)
+            self.diag("error", "value-budget",
+                      over_budget_message(name, self.d_tag, allowance.limit), at, name=name)
+        return False
 
 
 # -- stage 1: expand references
@@ -171,6 +189,10 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
         shapes[name] = resolved.kind, resolved.text.count("\n")
     if may_hold_marker("\n".join(texts.values())):  # one scan
         return None
+    allowance = skill.lookups.allowance
+    if allowance is not None and not allowance.spend(sum(map(len, map(texts.__getitem__,
+                                                                      names)))):
+        return None  # each copy is decided on its own, by `resolve_by_splice`
     origins = with_values(run, zip(accumulate(breaks), pieces, names, strict=False), shapes)
     parts[1::2] = map(texts.__getitem__, names)
     return Block(block.role, block.skill, "".join(parts), origins)
@@ -192,7 +214,7 @@ def resolve_by_splice(skill: SkillRun, block: Block) -> Block:
             return _NOTHING
         for problem in resolved.problems:
             skill.diag(problem.severity, problem.code, problem.message, origin, name=ph.name)
-        if not resolved.text:
+        if not resolved.text or not skill.afford(ph.name, len(resolved.text), origin):
             return _NOTHING
         values = resolved.text.split("\n")
         return values, (_new(Origin, (resolved.kind, origin.skill, origin.line, ph.name)),
@@ -310,6 +332,8 @@ def section_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs) ->
         text, problems = inputs.call(binding)
         for problem in problems:
             skill.diag(problem.severity, problem.code, problem.message, at)
+        if not skill.afford(section.name, len(text), at):
+            text = ""
         values = text.split("\n") if text else []
         check_markers(skill, values, section.name, at)
         origin = Origin("tool", d_tag, section.line, section.tool)
@@ -333,6 +357,8 @@ def history_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs,
                    f"section `{section.name}` is empty and was skipped", at)
         return []
     origin = Origin("history", skill.d_tag, section.line, "dm_history")
+    if not skill.afford(section.name, sum(len(entry.content) for entry in history), at):
+        return []
     if inputs.sequence:
         blocks = []
         for entry in history:

@@ -50,6 +50,10 @@ class Resolved(NamedTuple):
 
 
 _MISSING = object()
+#: How many unknown names of one assembly get suggestions: each costs a comparison with
+#: every known name, and a skill may write 40,000 unknown names (the problem list shows
+#: the first `budgets.PROBLEMS_PER_CODE` of them anyway).
+MAX_SUGGESTED = 200
 
 
 class Resolver:
@@ -136,6 +140,8 @@ class Resolver:
             return self._suggestions[name]
         except KeyError:
             pass
+        if len(self._suggestions) >= MAX_SUGGESTED:
+            return []
         close = self._suggestions[name] = close_names(self.workspace, name)
         return close
 
