@@ -27,7 +27,7 @@ from .assemble import assemble
 from .budgets import (
     EXPANSION_FACTOR,
     EXPANSION_FLOOR,
-    PROBLEMS_PER_CODE,
+    LISTED_PER_KIND,
     expansion_budget,
     limit_problems,
 )
@@ -86,7 +86,7 @@ __all__ = [
     "BUNDLE_FORMAT",
     "EXPANSION_FACTOR",
     "EXPANSION_FLOOR",
-    "PROBLEMS_PER_CODE",
+    "LISTED_PER_KIND",
     "MAX_DEPTH",
     "DEFAULT_HISTORY_LABELS",
     "DEFAULT_MODEL",

@@ -16,7 +16,7 @@ it. Past the budget a reference is left empty with a `reference-budget` error an
 value with a `value-budget` error naming it and the skill.
 
 The problem list is bounded too (`limit_problems`): identical problems are said once with
-their number, and a code lists at most `PROBLEMS_PER_CODE` of them.
+their number, and a code lists at most `LISTED_PER_KIND` of them.
 
 Every caller of `assemble` gets the same bounds (web, CLI, tests): they live here, and
 assembly applies them.
@@ -36,8 +36,9 @@ EXPANSION_FLOOR = 2_000_000
 EXPANSION_FACTOR = 4
 #: All the copying an assembly may do, in budgets: the expansions of embedded skills too.
 WORK_FACTOR = 4
-#: How many problems of one code are listed; the rest are counted in one notice.
-PROBLEMS_PER_CODE = 100
+#: How many of one kind of thing an answer lists (the problems of one code, the results
+#: by args a tool's preview shows); the rest are counted in one notice.
+LISTED_PER_KIND = 100
 #: The most characters of a problem's message (a message quotes names, which an author
 #: may make as long as a line).
 MESSAGE_CHARS = 500
@@ -101,7 +102,7 @@ def excerpt_name(name: str) -> str:
 def limit_problems(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """`diagnostics` as the problem list shows them, in the same order: identical ones
     (same severity, code, message, skill and name) once, saying how many times and from
-    which line; at most `PROBLEMS_PER_CODE` of each code, then one `output-budget`
+    which line; at most `LISTED_PER_KIND` of each code, then one `output-budget`
     warning counting the rest; each message at most `MESSAGE_CHARS` long."""
     found = list(diagnostics)
     repeats = Counter((d.severity, d.code, d.message, d.skill, d.name) for d in found)
@@ -114,7 +115,7 @@ def limit_problems(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
         if key in seen:
             continue
         seen.add(key)
-        if listed[d.code] >= PROBLEMS_PER_CODE:
+        if listed[d.code] >= LISTED_PER_KIND:
             left_out[d.code] += 1
             continue
         listed[d.code] += 1
@@ -130,6 +131,6 @@ def limit_problems(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     for code, count in left_out.items():
         out.append(Diagnostic("warning", "output-budget",
                               f"{count:,} more different `{code}` problems are not listed "
-                              f"(the first {PROBLEMS_PER_CODE} are)"))
+                              f"(the first {LISTED_PER_KIND} are)"))
     return out
 

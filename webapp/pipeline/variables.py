@@ -52,7 +52,7 @@ class Resolved(NamedTuple):
 _MISSING = object()
 #: How many unknown names of one assembly get suggestions: each costs a comparison with
 #: every known name, and a skill may write 40,000 unknown names (the problem list shows
-#: the first `budgets.PROBLEMS_PER_CODE` of them anyway).
+#: the first `budgets.LISTED_PER_KIND` of them anyway).
 MAX_SUGGESTED = 200
 
 
