@@ -19,6 +19,8 @@ from pathlib import Path
 from webapp.pipeline import Agent, Scenario, Skill, Workspace, assemble
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
+from .hostile import hostile_rows
+
 Row = tuple[str, str, str]
 MB = 1_000_000
 
@@ -102,5 +104,6 @@ def worst_case_rows(quick: bool = False) -> list[Row]:
                     for name, t in render_payloads(size).items()})),
         ("worst case: preview request (slowest payload)",
          *_slowest(_preview_times(render_payloads(size // 3)))),
+        *hostile_rows(top=3 if quick else 8),
     ]
     return rows

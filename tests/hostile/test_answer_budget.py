@@ -1,17 +1,19 @@
-"""Every route's answer against what was sent and saved: a hostile workspace (a huge value
-written hundreds of times, a flood of unknown names, a tool with thousands of results by
-args, an exponential chain of references) and hostile forms posted to every route.
+"""Every route's answer against what was sent and saved, over the hostile corpus of
+`benchmarks/hostile.py` (a value written 200 times, 40,000 unknown names, 30,000 results
+by args, an exponential chain of references, and forms that ask for as much).
 
 The bound, for each request:
 
     answer bytes <= ANSWER_FACTOR * (request bytes + saved characters) + CHROME
 
-where the request is its URL, headers and body, and what is saved is every character of
-every text column of the database (skills, tools, log entries, revisions, trash: what a
-page may show). `CHROME` is the page around the content (the biggest demo page is about
-a tenth of it) plus what the expansion budget lets a small workspace make
-(`EXPANSION_FLOOR` characters of document, which the preview windows). The routes are read
-from the URL map (`tests/web/routes.py`), as the sweep does.
+The request is its URL, headers and body. What is saved is, for a GET of a saved shape,
+the shape's workspace as a bundle (what its authors typed); for a POST, every character of
+every text column of the database (what a page may show, revisions and log entries
+included). `CHROME` is the page around the content (the biggest demo page is a tenth of
+it) plus what the expansion budget lets any workspace make (`EXPANSION_FLOOR` characters
+of document, which the preview windows). The routes are read from the URL map
+(`tests/web/routes.py`), as the sweep does; no time is asserted (the worst-case table of
+`make bench` has the figures).
 """
 
 from __future__ import annotations
@@ -22,80 +24,25 @@ from urllib.parse import urlencode
 import pytest
 from sqlalchemy import JSON, String, Text, cast, func, select
 
+from benchmarks.hostile import FORMS, TOKEN, path_values, shapes
 from tests.web.routes import route_url, routes, seed
 from webapp import db, models, store
-from webapp.pipeline import (
-    EXPANSION_FLOOR,
-    LISTED_PER_KIND,
-    Agent,
-    Scenario,
-    Skill,
-    Tool,
-    ToolResult,
-    Variable,
-    Workspace,
-    bundle_text,
-)
+from webapp.pipeline import EXPANSION_FLOOR, LISTED_PER_KIND, assemble, bundle_text
 
-TOKEN = "answer-budget-csrf-token"
 ANSWER_FACTOR = 10
 CHROME = EXPANSION_FLOOR + 1_000_000
-BIG = "m" * 100_000
-
-#: Form fields that ask for a lot: a value written hundreds of times, unknown names by the
-#: thousand, results by args by the thousand, references by the thousand.
-FORMS: dict[str, dict[str, str]] = {
-    "value 200 times": {"content": "{{message_current}}\n" * 200, "message": BIG},
-    "unknown names": {"content": "\n".join(f"{{{{u{i}}}}}" for i in range(20_000))},
-    "results by args": {"results_by_args": "[" + ",".join(
-        f'{{"args":{i},"result":"r"}}' for i in range(8_000)) + "]", "result": '"r"'},
-    "references": {"content": "{{l0}}\n" * 2_000},
-}
-
-
-def shapes() -> dict[str, Workspace]:
-    """One agent per shape whose assembly and pages would be huge without budgets."""
-    chain = tuple(Skill(f"l{i}", "\n".join([f"{{{{l{i + 1}}}}}" if i < 6 else "leaf text"] * 10),
-                        layer=2) for i in range(7))
-    scenarios = (Scenario("dm", message=BIG),)
-    return {
-        "values": Workspace(
-            agent=Agent(name="values"),
-            skills=(Skill("values", "{{big}}\n" * 200, triggers=("dm",)),
-                    Skill("message", "{{message_current}}\n" * 200, triggers=("dm",))),
-            tools=(Tool("big", result={"success": True, "content": BIG}),),
-            variables=(Variable("big", tool="big"),), scenarios=scenarios),
-        "unknown": Workspace(
-            agent=Agent(name="unknown"),
-            skills=(Skill("unknown", "\n".join(f"{{{{u{i}}}}}" for i in range(40_000)),
-                          triggers=("dm",)),), scenarios=scenarios),
-        "flood": Workspace(
-            agent=Agent(name="flood"), skills=(Skill("flood", "{{flood}}", triggers=("dm",)),),
-            tools=(Tool("flood", result="r", results_by_args=tuple(
-                ToolResult(i, "r") for i in range(30_000))),), scenarios=scenarios),
-        "chain": Workspace(
-            agent=Agent(name="chain"),
-            skills=(Skill("top", "{{l0}}\n" * 10, triggers=("dm",)), *chain),
-            scenarios=scenarios),
-    }
 
 
 @pytest.fixture
 def hostile(app) -> dict[str, dict[str, str]]:
-    """Each shape saved as an agent of its name; the path arguments of each, and its size
-    as a bundle (what its authors typed) under `saved`. No log entry or snapshot: their
-    pages answer 404 (the sweep visits them with the demo agent)."""
+    """Each shape of the corpus saved as an agent of its name; the path arguments of each,
+    and its size as a bundle (what its authors typed) under `saved`."""
     found = {}
     with app.app_context():
         session = db.get_session()
         for name, workspace in shapes().items():
             store.import_bundle(session, workspace)
-            first = workspace.skills[0]
-            found[name] = {
-                "agent": name, "d_tag": first.d_tag, "version": "1", "number": "1",
-                "entry_id": "1", "tool": workspace.tools[0].name if workspace.tools else "x",
-                "variable": workspace.variables[0].name if workspace.variables else "x",
-                "scenario": "dm", "username": "nobody",
+            found[name] = path_values(workspace) | {
                 "saved": str(len(bundle_text(store.export_bundle(session, name))))}
     return found
 
@@ -160,8 +107,6 @@ def test_every_post_route_with_a_form_that_asks_for_a_lot_is_within_budget(app, 
 
 
 def test_a_value_written_200_times_is_left_empty_with_one_value_budget_error():
-    from webapp.pipeline import assemble
-
     context = assemble(shapes()["values"], "dm")
     budget = [d for d in context.diagnostics if d.code == "value-budget"]
     assert {d.skill for d in budget} == {"values", "message"}
@@ -170,8 +115,6 @@ def test_a_value_written_200_times_is_left_empty_with_one_value_budget_error():
 
 
 def test_forty_thousand_unknown_names_list_a_hundred_and_count_the_rest():
-    from webapp.pipeline import assemble
-
     context = assemble(shapes()["unknown"], "dm")
     unknown = [d for d in context.diagnostics if d.code == "unknown-variable"]
     assert len(unknown) == LISTED_PER_KIND
