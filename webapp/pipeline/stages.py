@@ -37,8 +37,7 @@ _new = tuple.__new__  # `_new(Origin, fields)` makes the named tuple in C, at a 
 class Lookups(Protocol):
     """What the stages may ask about the world outside the skill being run."""
 
-    #: The assembly's expansion budget, which every copy of a value is taken from; None
-    #: when the values were checked against it before the skill ran.
+    #: What every copy of a value is taken from (None: values checked before the run).
     allowance: Allowance | None
 
     def embeds(self, names: Sequence[str]) -> bool:
@@ -79,7 +78,6 @@ class SkillRun:
     parsed: ParsedSkill
     lookups: Lookups
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    refused: set[str] = field(default_factory=set)  # the names the budget had no room for
     body: Block = field(init=False)
 
     def __post_init__(self) -> None:
@@ -93,15 +91,13 @@ class SkillRun:
                                            name, tuple(suggestions)))
 
     def afford(self, name: str, chars: int, at: Origin | None) -> bool:
-        """Whether the assembly's budget has room for `chars` more characters of `name`'s
-        value; if not, a `value-budget` error (once per name)."""
+        """Whether the budget has room for `chars` more of `name`'s value; if not, a
+        `value-budget` error (said once with its count by `budgets.limit_problems`)."""
         allowance = self.lookups.allowance
         if allowance is None or allowance.spend(chars):
             return True
-        if name not in self.refused:
-            self.refused.add(name)
-            self.diag("error", "value-budget",
-                      over_budget_message(name, self.d_tag, allowance.limit), at, name=name)
+        self.diag("error", "value-budget",
+                  over_budget_message(name, self.d_tag, allowance.limit), at, name=name)
         return False
 
 
@@ -189,10 +185,9 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
         shapes[name] = resolved.kind, resolved.text.count("\n")
     if may_hold_marker("\n".join(texts.values())):  # one scan
         return None
-    allowance = skill.lookups.allowance
-    if allowance is not None and not allowance.spend(sum(map(len, map(texts.__getitem__,
-                                                                      names)))):
-        return None  # each copy is decided on its own, by `resolve_by_splice`
+    allowance = skill.lookups.allowance  # past it, `resolve_by_splice` decides each copy
+    if allowance is not None and not allowance.spend(sum(len(texts[n]) for n in names)):
+        return None
     origins = with_values(run, zip(accumulate(breaks), pieces, names, strict=False), shapes)
     parts[1::2] = map(texts.__getitem__, names)
     return Block(block.role, block.skill, "".join(parts), origins)
@@ -332,8 +327,7 @@ def section_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs) ->
         text, problems = inputs.call(binding)
         for problem in problems:
             skill.diag(problem.severity, problem.code, problem.message, at)
-        if not skill.afford(section.name, len(text), at):
-            text = ""
+        text = text if skill.afford(section.name, len(text), at) else ""
         values = text.split("\n") if text else []
         check_markers(skill, values, section.name, at)
         origin = Origin("tool", d_tag, section.line, section.tool)
