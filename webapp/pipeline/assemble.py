@@ -131,17 +131,17 @@ class _Run:
         self.workspace = workspace
         self.scenario = scenario
         self.overrides = overrides
-        self.resolver = Resolver(workspace, scenario, message)
+        # What references and values may add: the skills' text is input, and so is each
+        # value when it is first resolved (the resolver says how long it is).
+        self.allowance = Allowance(sum(len(self.content_of(s)) for s in workspace.skills))
+        self.resolver = Resolver(workspace, scenario, message, self.allowance.grow)
         # Each embedded skill is expanded once per assembly (with its d_tag on the stack
         # of the place it is first embedded) and reused: cost is linear in the skills.
         self.expanded: dict[str, tuple[Lines, int]] = {}
         self.embeddings = 0
         self.building: dict[tuple[str, ...], int] = {}  # characters of each expansion
         self.over_budget: set[str] = set()
-        # What references and values may add: the skills' text is input, and each value
-        # is when it is first resolved (`resolve`).
-        self.allowance = Allowance(sum(len(self.content_of(s)) for s in workspace.skills))
-        self.counted: set[str] = set()
+        self.resolve = self.resolver.resolve  # a lookup (`stages.Lookups`), called per name
 
     def content_of(self, skill: Skill) -> str:
         return self.overrides.get(skill.d_tag, skill.content)
@@ -152,18 +152,24 @@ class _Run:
         parsed = parse_skill(skill.d_tag, content)
         if parsed.template_text is None and not self.embeds(parsed.names):
             resolver = self.resolver
-            values = tuple((name, self.afforded(skill.d_tag, name, uses) or Unresolved(
-                tuple(resolver.suggestions(name))))
-                for name, uses in zip(parsed.names, parsed.uses, strict=True))
+            found = list(map(self.resolve, parsed.names))
+            cost = sum(uses * len(value.text)
+                       for uses, value in zip(parsed.uses, found, strict=True) if value)
+            if not self.allowance.spend(cost):  # not every copy fits: value by value
+                found = [self.afforded(skill.d_tag, name, value, uses)
+                         for name, value, uses in zip(parsed.names, found, parsed.uses,
+                                                      strict=True)]
+            values = tuple((name, value or Unresolved(tuple(resolver.suggestions(name))))
+                           for name, value in zip(parsed.names, found, strict=True))
             return run_plain_skill(skill.d_tag, content, values)
         return run_stages(SkillRun(skill.d_tag, parsed, self), content)
 
-    def afforded(self, d_tag: str, name: str, uses: int) -> Resolved | None:
-        """What `name` resolves to in skill `d_tag`, which writes it `uses` times: its
+    def afforded(self, d_tag: str, name: str, resolved: Resolved | None,
+                 uses: int) -> Resolved | None:
+        """What `name` (`resolved`) gives skill `d_tag`, which writes it `uses` times: its
         value, if the budget has room for every copy (a plain skill is memoised on its
         values, so the decision is made before it runs), else nothing and a
         `value-budget` error."""
-        resolved = self.resolve(name)
         if resolved is None or self.allowance.spend(uses * len(resolved.text)):
             return resolved
         problem = Diagnostic("error", "value-budget",
@@ -226,13 +232,6 @@ class _Run:
             self.building[stack] = size
         self.embeddings += 1
         return lines
-
-    def resolve(self, name: str) -> Resolved | None:
-        resolved = self.resolver.resolve(name)
-        if resolved is not None and name not in self.counted:  # a value is input once
-            self.counted.add(name)
-            self.allowance.grow(len(resolved.text))
-        return resolved
 
     def suggestions(self, name: str) -> Sequence[str]:
         return self.resolver.suggestions(name)

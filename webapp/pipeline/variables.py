@@ -8,6 +8,7 @@ A name that matches nothing resolves to empty text and an `unknown-variable` war
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
@@ -59,8 +60,11 @@ MAX_SUGGESTED = 200
 class Resolver:
     """Resolves names for one assembly; each name is computed once per run."""
 
-    def __init__(self, workspace: Workspace, scenario: Scenario, message: str):
+    def __init__(self, workspace: Workspace, scenario: Scenario, message: str,
+                 met: Callable[[int], None] | None = None):
+        """`met(n)` is told the length of each value when it is first resolved."""
         self.workspace = workspace
+        self.met = met
         self.scenario = scenario
         self.message = message
         self.options = FormatOptions(
@@ -86,6 +90,8 @@ class Resolver:
             resolved = Resolved(text, "tool", problems)
         else:
             resolved = None
+        if resolved is not None and self.met is not None:
+            self.met(len(resolved.text))
         self._memo[name] = resolved
         return resolved
 
