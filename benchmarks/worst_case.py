@@ -21,6 +21,8 @@ from pathlib import Path
 from webapp.pipeline import Agent, Scenario, Skill, Workspace, assemble
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
+from .hostile import hostile_rows
+
 Row = tuple[str, str, str]
 MB = 1_000_000
 
@@ -124,4 +126,5 @@ def worst_case_rows(quick: bool = False) -> list[Row]:
     ]
     for tab, times in _preview_times(render_payloads(size // 3)).items():
         rows.append((f"worst case: preview request, {tab} (slowest payload)", *_slowest(times)))
+    rows += hostile_rows(top=3 if quick else 8)
     return rows

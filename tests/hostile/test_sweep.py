@@ -1,13 +1,15 @@
 """Every route, as page and as fragment, against the hostile corpus: never a 5xx, never a
-traceback, a bounded answer, in bounded time.
+traceback, a bounded answer.
 
 The routes are read from the app's URL map, so a new route is swept without being listed
-here; its path arguments are filled from the Relay Watch demo agent.
+here; its path arguments are filled from the Relay Watch demo agent. No time is asserted
+(a loaded machine would make it lie): the time of the slowest route is a figure of the
+benchmarks' worst-case table (`benchmarks/hostile.py`); `test_answer_budget` bounds the
+answers against what was sent and saved.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -17,8 +19,6 @@ from tests.web.routes import route_url, routes, seed
 TOKEN = "sweep-csrf-token"
 #: The most a hostile request may answer (the demo workspace's pages are far smaller).
 MAX_BYTES = 3_000_000
-#: A generous bound on one request's time on a loaded 2-core machine.
-MAX_SECONDS = 5.0
 
 _ALIASES = ("---template---\n- section: a\n  tool: x\n  args: [&a [x,x,x,x,x,x,x,x,x,x], "
             "&b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], "
@@ -63,14 +63,12 @@ def demo(app) -> dict[str, str]:
     return seed(app)
 
 
-def check_answer(response: Any, started: float, what: str, max_bytes: int = MAX_BYTES) -> None:
-    """No 5xx, no traceback, at most `max_bytes`, within `MAX_SECONDS` of `started`."""
-    elapsed = time.perf_counter() - started
+def check_answer(response: Any, what: str, max_bytes: int = MAX_BYTES) -> None:
+    """No 5xx, no traceback, at most `max_bytes`."""
     body = response.get_data()
     assert response.status_code < 500, f"{what}: {response.status_code}"
     assert b"Traceback" not in body, what
     assert len(body) <= max_bytes, f"{what}: {len(body)} bytes"
-    assert elapsed <= MAX_SECONDS, f"{what}: {elapsed:.1f} s"
 
 
 @pytest.mark.parametrize("fragment", [False, True], ids=["page", "fragment"])
@@ -82,9 +80,8 @@ def test_every_get_route_with_hostile_query_arguments(app, client, demo, fragmen
             args = {key: value for key in ("scenario", "trigger", "message", "provider", "page",
                                            "from", "to", "a", "b", "a_trigger", "b_trigger",
                                            "agent")}
-            started = time.perf_counter()
             response = client.get(url, query_string=args, headers=headers)
-            check_answer(response, started, f"GET {url} {label}")
+            check_answer(response, f"GET {url} {label}")
 
 
 @pytest.mark.parametrize("fragment", [False, True], ids=["page", "fragment"])
@@ -96,9 +93,8 @@ def test_every_post_route_with_hostile_form_fields(app, client, demo, fragment):
         url = route_url(rule, demo)
         for label, value in VALUES.items():
             form = {key: value for key in FIELDS} | {"csrf_token": TOKEN}
-            started = time.perf_counter()
             response = client.post(url, data=form, headers=headers)
-            check_answer(response, started, f"POST {url} {label}")
+            check_answer(response, f"POST {url} {label}")
 
 
 def test_every_post_route_with_hostile_json_bodies(app, client, demo):
@@ -108,9 +104,8 @@ def test_every_post_route_with_hostile_json_bodies(app, client, demo):
     for rule in routes(app, "POST"):
         url = route_url(rule, demo)
         for label, body in JSON_BODIES.items():
-            started = time.perf_counter()
             response = client.post(url, data=body, headers=headers)
-            check_answer(response, started, f"POST {url} json {label}")
+            check_answer(response, f"POST {url} json {label}")
 
 
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])

@@ -3,7 +3,8 @@ output side by side.
 
 A fixture holds `skills` (and optionally `agent`, `tools`, `variables`, `scenario`,
 `overrides`; `choose`, the scenario name asked for; `limits`, lower values for the
-reference budget of `webapp.pipeline.assemble`, so a budget rule reads in a few lines),
+budgets of `webapp.pipeline.assemble` and `webapp.pipeline.budgets`, so a budget rule
+reads in a few lines),
 then what must come out: the `document`, and when given the exact `messages` and
 `diagnostics` (`"severity code skill:line"` strings, in order).
 """
@@ -22,6 +23,7 @@ from webapp.pipeline import assemble, load_bundle
 
 # The module, not the function the package re-exports under the same name.
 assemble_module = importlib.import_module("webapp.pipeline.assemble")
+budgets_module = importlib.import_module("webapp.pipeline.budgets")
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "assemble").glob("*.yaml"))
 
 
@@ -46,8 +48,9 @@ def diagnostic_label(d) -> str:
 def test_golden(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = yaml.safe_load(path.read_text(encoding="utf-8"))
     for name, value in spec.get("limits", {}).items():
-        assert name.startswith("MAX_") and hasattr(assemble_module, name), name
-        monkeypatch.setattr(assemble_module, name, value)
+        module = next(m for m in (assemble_module, budgets_module) if hasattr(m, name))
+        assert name.isupper(), name
+        monkeypatch.setattr(module, name, value)
     workspace = load_bundle(fixture_bundle(spec))
     context = assemble(workspace, spec.get("choose"), overrides=spec.get("overrides"))
     assert context.document == spec["document"]

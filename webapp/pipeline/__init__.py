@@ -24,6 +24,13 @@ from .analysis import (
     variable_uses,
 )
 from .assemble import assemble
+from .budgets import (
+    EXPANSION_FACTOR,
+    EXPANSION_FLOOR,
+    LISTED_PER_KIND,
+    expansion_budget,
+    limit_problems,
+)
 from .bundle import (
     ITEM_SECTIONS,
     BundleError,
@@ -77,6 +84,9 @@ __all__ = [
     "BUILTIN_TOOLS",
     "BUILTIN_TOOL_NAMES",
     "BUNDLE_FORMAT",
+    "EXPANSION_FACTOR",
+    "EXPANSION_FLOOR",
+    "LISTED_PER_KIND",
     "MAX_DEPTH",
     "DEFAULT_HISTORY_LABELS",
     "DEFAULT_MODEL",
@@ -124,6 +134,8 @@ __all__ = [
     "bundle_text",
     "dump_bundle",
     "excerpt",
+    "expansion_budget",
+    "limit_problems",
     "dump_scenario",
     "dump_skill",
     "dump_tool",

@@ -23,6 +23,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import NamedTuple
 
 from .blocks import Lines, ParsedSkill, Piece, parse_skill
+from .budgets import Allowance, limit_problems, over_budget_message
 from .formatters import FormatOptions
 from .log_entry import format_log_entry
 from .memo import memo, str_bytes, tuple_bytes
@@ -34,13 +35,9 @@ from .variables import Resolved, Resolver
 from .workspace import Scenario, Skill, Workspace
 
 MAX_REFERENCE_DEPTH = 8
-#: What references may add: a skill's text grows by at most `MAX_EMBEDDED_CHARS` through
-#: embedding, and one assembly embeds at most `MAX_EMBEDDINGS` times and copies at most
-#: `MAX_WORK_CHARS` in all. References past a limit are left empty, with one
-#: `reference-budget` error, so a few hundred bytes cannot make a huge document.
-MAX_EMBEDDED_CHARS = 2_000_000
+#: The most embeddings of one assembly, whatever their size: each costs a splice. What
+#: they add in characters is bounded by the expansion budget (`budgets`), with values.
 MAX_EMBEDDINGS = 5_000
-MAX_WORK_CHARS = 8_000_000
 
 
 def selects(skill: Skill, trigger: str) -> bool:
@@ -58,6 +55,8 @@ class _PlainLookups:
     """The lookups of a skill that embeds nothing: what its names resolve to, and no more."""
 
     __slots__ = ("values",)
+    #: Its values were checked against the assembly's budget before it ran.
+    allowance = None
 
     def __init__(self, values: Mapping[str, Resolved | Unresolved]):
         self.values = values
@@ -132,14 +131,17 @@ class _Run:
         self.workspace = workspace
         self.scenario = scenario
         self.overrides = overrides
-        self.resolver = Resolver(workspace, scenario, message)
+        # What references and values may add: the skills' text is input, and so is each
+        # value when it is first resolved (the resolver says how long it is).
+        self.allowance = Allowance(sum(len(self.content_of(s)) for s in workspace.skills))
+        self.resolver = Resolver(workspace, scenario, message, self.allowance.grow)
         # Each embedded skill is expanded once per assembly (with its d_tag on the stack
         # of the place it is first embedded) and reused: cost is linear in the skills.
         self.expanded: dict[str, tuple[Lines, int]] = {}
         self.embeddings = 0
-        self.embedded_chars = 0  # in all expansions of this assembly
         self.building: dict[tuple[str, ...], int] = {}  # characters of each expansion
         self.over_budget: set[str] = set()
+        self.resolve = self.resolver.resolve  # a lookup (`stages.Lookups`), called per name
 
     def content_of(self, skill: Skill) -> str:
         return self.overrides.get(skill.d_tag, skill.content)
@@ -150,11 +152,29 @@ class _Run:
         parsed = parse_skill(skill.d_tag, content)
         if parsed.template_text is None and not self.embeds(parsed.names):
             resolver = self.resolver
-            values = tuple((name, resolver.resolve(name)
-                            or Unresolved(tuple(resolver.suggestions(name))))
-                           for name in parsed.names)
+            found = list(map(self.resolve, parsed.names))
+            cost = sum(uses * len(value.text)
+                       for uses, value in zip(parsed.uses, found, strict=True) if value)
+            if not self.allowance.spend(cost):  # not every copy fits: value by value
+                found = [self.afforded(skill.d_tag, name, value, uses)
+                         for name, value, uses in zip(parsed.names, found, parsed.uses,
+                                                      strict=True)]
+            values = tuple((name, value or Unresolved(tuple(resolver.suggestions(name))))
+                           for name, value in zip(parsed.names, found, strict=True))
             return run_plain_skill(skill.d_tag, content, values)
         return run_stages(SkillRun(skill.d_tag, parsed, self), content)
+
+    def afforded(self, d_tag: str, name: str, resolved: Resolved | None,
+                 uses: int) -> Resolved | None:
+        """What `name` (`resolved`) gives skill `d_tag`, which writes it `uses` times: its
+        value, if the budget has room for every copy (a plain skill is memoised on its
+        values, so the decision is made before it runs), else nothing and a
+        `value-budget` error."""
+        if resolved is None or self.allowance.spend(uses * len(resolved.text)):
+            return resolved
+        problem = Diagnostic("error", "value-budget",
+                             over_budget_message(name, d_tag, self.allowance.limit))
+        return Resolved("", resolved.kind, (*resolved.problems, problem))
 
     # -- the lookups the stages use (see `stages.Lookups`)
 
@@ -194,24 +214,24 @@ class _Run:
             found = self.expanded[name] = (
                 (text.split("\n") if origins else (), origins), len(text) + 1 if origins else 0)
         lines, chars = found
-        size = self.building.get(stack, 0)  # of the text `{{name}}` is being embedded in
-        if (self.embeddings >= MAX_EMBEDDINGS or size + chars > MAX_EMBEDDED_CHARS
-                or self.embedded_chars + chars > MAX_WORK_CHARS):
+        # Into the skill being run (output), or into an embedded skill's expansion
+        # (work, and that expansion may not pass the budget on its own either).
+        inner = len(stack) > 1
+        size = self.building.get(stack, 0) + chars if inner else 0
+        if (self.embeddings >= MAX_EMBEDDINGS or size > self.allowance.limit
+                or not self.allowance.spend(chars, inner=inner)):
             if skill.d_tag not in self.over_budget:
                 self.over_budget.add(skill.d_tag)
                 skill.diag("error", "reference-budget",
                            f"`{skill.d_tag}` embeds more than the budget allows "
-                           f"({MAX_EMBEDDED_CHARS:,} characters in one skill's text, "
-                           f"{MAX_EMBEDDINGS:,} embeddings in all); `{{{{{name}}}}}` and the "
+                           f"({self.allowance.limit:,} characters added by references and "
+                           f"values, {MAX_EMBEDDINGS:,} embeddings); `{{{{{name}}}}}` and the "
                            f"references past it are left empty", at, name=name)
             return (), ()
-        self.building[stack] = size + chars
+        if inner:
+            self.building[stack] = size
         self.embeddings += 1
-        self.embedded_chars += chars
         return lines
-
-    def resolve(self, name: str) -> Resolved | None:
-        return self.resolver.resolve(name)
 
     def suggestions(self, name: str) -> Sequence[str]:
         return self.resolver.suggestions(name)
@@ -294,7 +314,7 @@ def assemble(
     context = Context(
         document=document,
         messages=[{"role": msg.role, "content": msg.content} for msg in messages],
-        diagnostics=diagnostics,
+        diagnostics=limit_problems(diagnostics),
         origins=origins,
         log_entry="",
         scenario=chosen.name or None,

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .memo import memo, str_bytes, tuple_bytes
 from .origins import Origins, OriginsBuilder
-from .placeholders import Placeholder, placeholder_names
+from .placeholders import Placeholder, placeholder_counts
 from .result import Origin
 from .roles import FenceTracker, marker_role, may_hold_marker
 from .sections import TEMPLATE_MARKER, split_template
@@ -107,6 +107,7 @@ class ParsedSkill:
     body: str  # the text before `---template---` (all of it when there is none)
     count: int  # the body's number of lines
     names: tuple[str, ...]  # every `{{name}}` the body uses, sorted
+    uses: tuple[int, ...]  # how many times the body writes each of `names`
     roles: tuple[tuple[str, int, int], ...]  # the body's role split (see `split_roles`)
     template_text: str | None
     template_line: int  # 1-based line of the template's first YAML line
@@ -152,7 +153,7 @@ def _parsed_weight(args: tuple[Hashable, ...], parsed: ParsedSkill) -> int:
     d_tag, content = args
     # The names are interned, shared by every skill that uses them: a pointer each.
     weight = (tuple_bytes(2) + str_bytes(d_tag) + str_bytes(content) + 120
-              + tuple_bytes(len(parsed.names))
+              + tuple_bytes(len(parsed.names)) + tuple_bytes(len(parsed.uses))
               + tuple_bytes(len(parsed.roles)) + 64 * len(parsed.roles))
     if parsed.body is not content:
         weight += str_bytes(parsed.body)
@@ -175,12 +176,14 @@ def parse_skill(d_tag: str, content: str) -> ParsedSkill:
         raw = text.split("\n")
         body, template_text, template_line = "\n".join(raw[:cut]), "\n".join(raw[cut + 1:]), cut + 2
     count = body.count("\n") + 1 if cut != 0 else 0
-    names = tuple(sorted(placeholder_names(body))) if "{{" in body else ()
+    counts = placeholder_counts(body) if "{{" in body else {}
+    names = tuple(sorted(counts))
     if may_hold_marker(body):
         roles = tuple(split_roles(body.split("\n")))
     else:  # no marker: one system range, left out when blank (as `split_roles` does)
         roles = (("system", 0, count),) if body.strip() else ()
-    return ParsedSkill(d_tag, body, count, names, roles, template_text, template_line)
+    return ParsedSkill(d_tag, body, count, names, tuple(map(counts.__getitem__, names)), roles,
+                       template_text, template_line)
 
 
 #: Lines as their texts and their origins, one each.

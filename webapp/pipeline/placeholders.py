@@ -42,13 +42,16 @@ def split_placeholders(text: str) -> list[str] | None:
     return None if ESCAPE in text else _PLACEHOLDER.split(text)
 
 
-def placeholder_names(text: str) -> set[str]:
-    """The names of every unescaped placeholder of `text` (as `find_placeholders`), in
-    one scan. The names are interned: the skills of a workspace use the same few names,
-    and memo entries keep them."""
-    if ESCAPE not in text:
-        return set(map(sys.intern, _PLACEHOLDER.findall(text)))
-    return {sys.intern(ph.name) for ph in find_placeholders(text)}
+def placeholder_counts(text: str) -> dict[str, int]:
+    """How many times `text` writes each name, counting the unescaped placeholders (as
+    `find_placeholders`) in one scan. The names are interned: the skills of a workspace
+    use the same few names, and memo entries keep them."""
+    counts: dict[str, int] = {}
+    found = (_PLACEHOLDER.findall(text) if ESCAPE not in text
+             else [ph.name for ph in find_placeholders(text)])
+    for name in map(sys.intern, found):
+        counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def unescape(text: str) -> str:

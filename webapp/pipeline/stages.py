@@ -19,6 +19,7 @@ from itertools import accumulate, repeat
 from typing import Any, NamedTuple, Protocol
 
 from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
+from .budgets import Allowance, over_budget_message
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
 from .origins import Origins, lines_where, picked, with_values
@@ -35,6 +36,9 @@ _new = tuple.__new__  # `_new(Origin, fields)` makes the named tuple in C, at a 
 
 class Lookups(Protocol):
     """What the stages may ask about the world outside the skill being run."""
+
+    #: What every copy of a value is taken from (None: values checked before the run).
+    allowance: Allowance | None
 
     def embeds(self, names: Sequence[str]) -> bool:
         """Whether any of `names` is a skill (so references must be expanded)."""
@@ -85,6 +89,16 @@ class SkillRun:
                                            origin.skill if origin else None,
                                            origin.line if origin else None,
                                            name, tuple(suggestions)))
+
+    def afford(self, name: str, chars: int, at: Origin | None) -> bool:
+        """Whether the budget has room for `chars` more of `name`'s value; if not, a
+        `value-budget` error (said once with its count by `budgets.limit_problems`)."""
+        allowance = self.lookups.allowance
+        if allowance is None or allowance.spend(chars):
+            return True
+        self.diag("error", "value-budget",
+                  over_budget_message(name, self.d_tag, allowance.limit), at, name=name)
+        return False
 
 
 # -- stage 1: expand references
@@ -171,6 +185,9 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
         shapes[name] = resolved.kind, resolved.text.count("\n")
     if may_hold_marker("\n".join(texts.values())):  # one scan
         return None
+    allowance = skill.lookups.allowance  # past it, `resolve_by_splice` decides each copy
+    if allowance is not None and not allowance.spend(sum(len(texts[n]) for n in names)):
+        return None
     origins = with_values(run, zip(accumulate(breaks), pieces, names, strict=False), shapes)
     parts[1::2] = map(texts.__getitem__, names)
     return Block(block.role, block.skill, "".join(parts), origins)
@@ -192,7 +209,7 @@ def resolve_by_splice(skill: SkillRun, block: Block) -> Block:
             return _NOTHING
         for problem in resolved.problems:
             skill.diag(problem.severity, problem.code, problem.message, origin, name=ph.name)
-        if not resolved.text:
+        if not resolved.text or not skill.afford(ph.name, len(resolved.text), origin):
             return _NOTHING
         values = resolved.text.split("\n")
         return values, (_new(Origin, (resolved.kind, origin.skill, origin.line, ph.name)),
@@ -310,6 +327,7 @@ def section_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs) ->
         text, problems = inputs.call(binding)
         for problem in problems:
             skill.diag(problem.severity, problem.code, problem.message, at)
+        text = text if skill.afford(section.name, len(text), at) else ""
         values = text.split("\n") if text else []
         check_markers(skill, values, section.name, at)
         origin = Origin("tool", d_tag, section.line, section.tool)
@@ -333,6 +351,8 @@ def history_blocks(skill: SkillRun, section: Section, inputs: TemplateInputs,
                    f"section `{section.name}` is empty and was skipped", at)
         return []
     origin = Origin("history", skill.d_tag, section.line, "dm_history")
+    if not skill.afford(section.name, sum(len(entry.content) for entry in history), at):
+        return []
     if inputs.sequence:
         blocks = []
         for entry in history:

@@ -8,6 +8,7 @@ A name that matches nothing resolves to empty text and an `unknown-variable` war
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
@@ -50,13 +51,20 @@ class Resolved(NamedTuple):
 
 
 _MISSING = object()
+#: How many unknown names of one assembly get suggestions: each costs a comparison with
+#: every known name, and a skill may write 40,000 unknown names (the problem list shows
+#: the first `budgets.LISTED_PER_KIND` of them anyway).
+MAX_SUGGESTED = 200
 
 
 class Resolver:
     """Resolves names for one assembly; each name is computed once per run."""
 
-    def __init__(self, workspace: Workspace, scenario: Scenario, message: str):
+    def __init__(self, workspace: Workspace, scenario: Scenario, message: str,
+                 met: Callable[[int], None] | None = None):
+        """`met(n)` is told the length of each value when it is first resolved."""
         self.workspace = workspace
+        self.met = met
         self.scenario = scenario
         self.message = message
         self.options = FormatOptions(
@@ -82,6 +90,8 @@ class Resolver:
             resolved = Resolved(text, "tool", problems)
         else:
             resolved = None
+        if resolved is not None and self.met is not None:
+            self.met(len(resolved.text))
         self._memo[name] = resolved
         return resolved
 
@@ -136,6 +146,8 @@ class Resolver:
             return self._suggestions[name]
         except KeyError:
             pass
+        if len(self._suggestions) >= MAX_SUGGESTED:
+            return []
         close = self._suggestions[name] = close_names(self.workspace, name)
         return close
 

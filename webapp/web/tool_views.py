@@ -7,7 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.pipeline import Tool, ToolResult, Variable, Workspace, call_binding, dumps_json
+from webapp.pipeline import (
+    LISTED_PER_KIND,
+    Tool,
+    ToolResult,
+    Variable,
+    Workspace,
+    call_binding,
+    dumps_json,
+)
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
 from .workspace import (
@@ -82,7 +90,8 @@ def parse_tool_form(data: Any, workspace: Workspace, original: str | None, *,
 
 
 def outputs(workspace: Workspace, original: str | None, tool: Tool) -> list[Output]:
-    """What a binding with default settings gives for the default result and each args entry.
+    """What a binding with default settings gives for the default result and the first
+    `LISTED_PER_KIND` args entries (`left_out` counts the others).
 
     A mock tool's answer does not depend on the scenario; the first one stands in.
     """
@@ -92,7 +101,7 @@ def outputs(workspace: Workspace, original: str | None, tool: Tool) -> list[Outp
     scenario = scenario_for(workspace, None)
     calls = [("Default result", None)] + [
         (f"args {dumps_json(entry.args)}", entry.args)
-        for entry in tool.results_by_args]
+        for entry in tool.results_by_args[:LISTED_PER_KIND]]
     result = []
     for label, args in calls:
         text, problems = call_binding(workspace, scenario,
@@ -100,3 +109,8 @@ def outputs(workspace: Workspace, original: str | None, tool: Tool) -> list[Outp
         result.append(Output(label, text, markdown_to_html(text),
                              highlight_markdown_lines(text), problems))
     return result
+
+
+def left_out(tool: Tool) -> int:
+    """How many of the tool's results by args its preview does not show (`outputs`)."""
+    return max(0, len(tool.results_by_args) - LISTED_PER_KIND)

@@ -16,7 +16,7 @@ from webapp.pipeline import Use, Workspace, tool_uses
 
 from .forms import request_data
 from .responses import done, page_or_fragment
-from .tool_views import ToolForm, blank_form, outputs, parse_tool_form, saved_form
+from .tool_views import ToolForm, blank_form, left_out, outputs, parse_tool_form, saved_form
 from .workspace import load_workspace, original_name, rename_message, write_form
 
 bp = Blueprint("tools", __name__)
@@ -104,6 +104,7 @@ def tools_response(agent: str, workspace: Workspace, current: str | None, form: 
         "errors": form.errors,
         "outputs": outputs(workspace, current, form.item) if "result" not in form.errors
         else [],
+        "outputs_left": left_out(form.item),
         "uses": uses,
         "uses_by_tool": {t.name: len(tool_uses(workspace, t.name)) for t in workspace.tools},
     }
