@@ -20,6 +20,7 @@ from .conflicts import conflict_response
 from .diffing import SHOWN_ROWS, diff_lines
 from .forms import request_data, whole_number
 from .responses import done, page_or_fragment
+from .shown_text import shown_part
 
 bp = Blueprint("history", __name__)
 
@@ -56,10 +57,11 @@ def revision(agent: str, d_tag: str, version: int) -> Response:
     session = get_session()
     skill = store.get_skill(session, agent, d_tag, include_deleted=True)
     saved = store.get_revision(session, agent, d_tag, version)
+    shown, hidden = shown_part(saved.content)
     return page_or_fragment(
         "history_revision.html", "_history_revision.html", agent=agent, current=d_tag,
-        skill=skill, revision=saved, html=markdown_to_html(saved.content),
-        source=highlight_markdown_lines(saved.content))
+        skill=skill, revision=saved, html=markdown_to_html(shown),
+        source=highlight_markdown_lines(shown), hidden=hidden)
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/history/<id:version>/restore")

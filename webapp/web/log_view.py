@@ -13,6 +13,7 @@ from webapp.render import highlight_markdown_lines
 
 from .message_views import MessageCard, message_card
 from .preview import problem_key
+from .shown_text import SHOWN_CHARS, shown_part
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,14 +25,22 @@ class EntryView:
     cards: list[MessageCard]
     source: list[Markup]
     problems: list[Diagnostic]
+    #: Characters of `text` the Source view leaves out (`shown_text.SHOWN_CHARS`).
+    hidden: int = 0
 
 
 def entry_view(entry: models.ContextLogEntry, agent: str) -> EntryView:
-    """Cards for the messages, the highlighted entry text and the problems, errors first."""
+    """Cards for the messages, the highlighted entry text and the problems, errors first;
+    the messages and the text each shown up to `SHOWN_CHARS`, the rest counted."""
     text = entry_text(entry, agent)
     problems = sorted((Diagnostic(**d) for d in entry.diagnostics), key=problem_key)
-    return EntryView(entry, text, [message_card(m) for m in entry.messages],
-                     highlight_markdown_lines(text), problems)
+    cards, room = [], SHOWN_CHARS
+    for message in entry.messages:
+        card = message_card(message, room)
+        cards.append(card)
+        room -= card.chars - card.hidden
+    source, hidden = shown_part(text)
+    return EntryView(entry, text, cards, highlight_markdown_lines(source), problems, hidden)
 
 
 def _parses(text: str) -> bool:

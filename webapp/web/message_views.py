@@ -13,6 +13,7 @@ from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
 from .cut_json import cut_strings
+from .shown_text import shown_part
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class MessageCard:
     content: str
     chars: int
     tokens: TokenCount
+    #: Characters of the message left out of `content` (a saved entry of megabytes).
+    hidden: int = 0
 
     @property
     def html(self) -> Markup:
@@ -61,9 +64,12 @@ class RequestBody:
         return dumps_json(self.value, indent=2)
 
 
-def message_card(message: dict[str, str]) -> MessageCard:
+def message_card(message: dict[str, str], shown: int | None = None) -> MessageCard:
+    """A message's card; with `shown`, its content cut to about that many characters
+    (`shown_text.shown_part`), its size and tokens those of the whole message."""
     content = message["content"]
-    return MessageCard(message["role"], content, len(content), count_tokens(content))
+    part, hidden = (content, 0) if shown is None else shown_part(content, max(shown, 0))
+    return MessageCard(message["role"], part, len(content), count_tokens(content), hidden)
 
 
 def messages_text(messages: list[dict[str, str]]) -> str:
