@@ -10,11 +10,17 @@ whichever door it comes in by.
   manage it.
 - **Passwords** are hashed with argon2id (argon2-cffi's `PasswordHasher`, `HASHER`); a
   hash made with other parameters is rehashed on the next successful sign-in.
-- **Signing in** (`authenticate`) is throttled in the database: after `MAX_FAILURES`
-  failures within `WINDOW` for a username, or from a client address, further attempts
-  are refused with the time they may resume (`Throttled`), however many app workers or
-  instances share the database. An unknown username and a wrong password fail alike, and
-  cost alike (the password is checked against a dummy hash).
+- **Signing in** (`authenticate`) is throttled in the database, however many app workers
+  or instances share it, with a short backoff rather than a lock (`throttled_until`):
+  past `FREE_FAILURES` failures within `WINDOW`, each further attempt waits `wait_after`
+  the last failure (seconds, doubling, at most `LONGEST_WAIT`), counted for the username
+  from one client address, for the client address, and for the username from every
+  address that failed lately. An address that never failed is never held up, so someone
+  guessing a name elsewhere cannot lock its owner out. An unknown username and a wrong
+  password fail alike, and cost alike (the password is checked against a dummy hash).
+- **Sessions** name their account by a token (`session_token`) that holds the account's
+  `session_version`; raising it (`end_sessions`: signing out, disabling, enabling, a new
+  password) ends every session of the account, server-side.
 - Accounts are never deleted, only disabled: the names on revisions and activity stay
   someone's, and "no account exists" (the local single-user mode) can only be true of a
   database nobody has set up yet.
@@ -31,7 +37,7 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.orm import Session
 
 from webapp import models
@@ -58,10 +64,15 @@ DISPLAY_NAME_LENGTH = models.NAME_LENGTH
 #: sign-in attempt, including a guesser's, costs the server that much.
 HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 
-#: Throttling: this many failed sign-ins within `WINDOW`, for one username or from one
-#: client address, and further attempts wait.
-MAX_FAILURES = 5
+#: Throttling: a failure counts for this long (older ones are dropped as new ones come).
 WINDOW = timedelta(minutes=15)
+#: Fewer failures than this within `WINDOW` cost no wait: a few mistyped passwords.
+FREE_FAILURES = 5
+#: The wait after the first failure past the free ones; each further failure doubles it,
+#: up to `LONGEST_WAIT`. A guesser gets about one try a minute per name and per address;
+#: the account's owner, sharing an address with one at worst, waits a minute, never 15.
+FIRST_WAIT = timedelta(seconds=1)
+LONGEST_WAIT = timedelta(seconds=60)
 
 
 class SignInFailed(StoreError):
@@ -78,7 +89,7 @@ class Throttled(StoreError):
         self.retry_at = retry_at
         self.retry_after = max(1, int((retry_at - now).total_seconds() + 0.999))
         super().__init__(f"too many failed sign-ins; try again in "
-                         f"{_minutes(self.retry_after)}")
+                         f"{_duration(self.retry_after)}")
 
 
 @dataclass(frozen=True)
@@ -191,11 +202,22 @@ def set_role(session: Session, username: str, role: str) -> models.User:
 
 @change
 def set_disabled(session: Session, username: str, disabled: bool) -> models.User:
-    """Disable an account (its sessions end at their next request) or enable it again."""
+    """Disable an account or enable it again; either way its sessions end (a cookie kept
+    from before a disable does not come back to life with the enable)."""
     user = get_user(session, username)
     if disabled:
         _keep_an_admin(session, user, "disable")
     user.disabled = disabled
+    _end_sessions(user)
+    return user
+
+
+@change
+def end_sessions(session: Session, username: str) -> models.User:
+    """End every session of the account (signing out): a cookie kept from before no
+    longer signs anyone in."""
+    user = get_user(session, username)
+    _end_sessions(user)
     return user
 
 
@@ -207,6 +229,7 @@ def set_password(session: Session, username: str, password: str) -> models.User:
         raise ValidationError([("password", problem)])
     user = get_user(session, username)
     user.password_hash = HASHER.hash(password)
+    _end_sessions(user)
     return user
 
 
@@ -220,6 +243,7 @@ def change_password(session: Session, username: str, current: str, new: str) -> 
     if problem:
         raise ValidationError([("new_password", problem)])
     user.password_hash = HASHER.hash(new)
+    _end_sessions(user)
     return user
 
 
@@ -239,24 +263,35 @@ def authenticate(session: Session, typed_username: str, password: str, address: 
     if user is None or not matches or user.disabled:
         _record_failure(session, username, address, now)
         raise SignInFailed()
-    return _signed_in(session, user, password, now)
+    return _signed_in(session, user, password, address, now)
 
 
 def throttled_until(session: Session, username: str, address: str,
                     now: datetime) -> datetime | None:
-    """When sign-ins for `username` or from `address` may resume, or None if they may now."""
-    since = now - WINDOW
-    retry_at = None
-    for column, value in ((models.FailedLogin.username, username),
-                          (models.FailedLogin.address, address)):
-        recent = list(session.scalars(
-            select(models.FailedLogin.at).where(column == value, models.FailedLogin.at > since)
-            .order_by(models.FailedLogin.at.desc()).limit(MAX_FAILURES)))
-        if len(recent) >= MAX_FAILURES:
-            # Once the oldest of the last MAX_FAILURES leaves the window, fewer remain.
-            until = recent[-1] + WINDOW
-            retry_at = until if retry_at is None else max(retry_at, until)
-    return retry_at
+    """When a sign-in as `username` from `address` may be tried, or None if it may now.
+
+    Three counts of the failures within `WINDOW`, each waiting `wait_after` its last one:
+    the name from this address (a guesser, or the owner mistyping); the address, for any
+    name (one guesser trying many names); and the name from every address, which holds up
+    only an address that failed lately itself (many guessers on one name), so the owner
+    from an address that never failed signs in whatever others try.
+    """
+    failed = models.FailedLogin
+    counts = [_failures(session, now, failed.username == username, failed.address == address),
+              _failures(session, now, failed.address == address)]
+    if counts[-1][0]:  # the address failed lately: the name's failures everywhere count too
+        counts.append(_failures(session, now, failed.username == username))
+    retry_at = max((last + wait_after(count) for count, last in counts if count),
+                   default=None)
+    return retry_at if retry_at is not None and retry_at > now else None
+
+
+def wait_after(failures: int) -> timedelta:
+    """How long after the last of `failures` recent failures the next attempt waits:
+    nothing for the first `FREE_FAILURES`, then `FIRST_WAIT`, doubling up to `LONGEST_WAIT`."""
+    if failures < FREE_FAILURES:
+        return timedelta(0)
+    return min(FIRST_WAIT * 2 ** min(failures - FREE_FAILURES, 16), LONGEST_WAIT)
 
 
 def acting_account(session: Session, username: str) -> str:
@@ -270,14 +305,15 @@ def acting_account(session: Session, username: str) -> str:
 
 def session_token(user: models.User) -> str:
     """What a signed-in session keeps to name its account: the id and a digest of the
-    password hash, so a new password (or a reset) ends every other session."""
-    digest = hashlib.sha256(user.password_hash.encode("utf-8")).hexdigest()[:16]
-    return f"{user.id}-{digest}"
+    account's `session_version` (raised to end its sessions) and of its password hash (so
+    the token cannot be made by someone who knows only the cookies' secret key)."""
+    secret = f"{user.session_version}:{user.password_hash}"
+    return f"{user.id}-{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:16]}"
 
 
 def user_of_session(session: Session, token: str) -> models.User | None:
     """The enabled account a session's `session_token` names, or None (gone, disabled,
-    password changed since, or not a token at all)."""
+    its sessions ended since, or not a token at all)."""
     user_id, _, _ = token.partition("-")
     if not user_id.isdigit() or len(user_id) > 10:
         return None
@@ -297,11 +333,28 @@ def _record_failure(session: Session, username: str, address: str, now: datetime
     session.add(models.FailedLogin(username=username, address=address, at=now))
 
 
+def _failures(session: Session, now: datetime,
+              *conditions: ColumnElement[bool]) -> tuple[int, datetime]:
+    """How many failures within `WINDOW` meet `conditions`, and when the last one was."""
+    failed = models.FailedLogin
+    count, last = session.execute(select(func.count(), func.max(failed.at)).where(
+        *conditions, failed.at > now - WINDOW)).one()
+    return count, last
+
+
+def _end_sessions(user: models.User) -> None:
+    """The one way an account's sessions end: every token made before names an older
+    version (`session_token`)."""
+    user.session_version += 1
+
+
 @change
-def _signed_in(session: Session, user: models.User, password: str, now: datetime) -> models.User:
-    # The account's own failures are forgiven; those from the address for other names stay.
+def _signed_in(session: Session, user: models.User, password: str, address: str,
+               now: datetime) -> models.User:
+    # The account's failures from this address are forgiven; those from elsewhere (maybe
+    # a guesser's) and the address's for other names stay.
     session.execute(delete(models.FailedLogin).where(
-        models.FailedLogin.username == user.username))
+        models.FailedLogin.username == user.username, models.FailedLogin.address == address))
     if HASHER.check_needs_rehash(user.password_hash):
         user.password_hash = HASHER.hash(password)
     user.last_login_at = now
@@ -347,6 +400,8 @@ def _dummy_hash() -> str:
     return HASHER.hash(secrets.token_hex(16))
 
 
-def _minutes(seconds: int) -> str:
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} second{'' if seconds == 1 else 's'}"
     minutes = (seconds + 59) // 60
-    return f"{minutes} minute{'' if minutes == 1 else 's'}"
+    return f"{minutes} minutes"
