@@ -48,7 +48,7 @@ def sign_in() -> Response:
         user = store.accounts.authenticate(get_session(), form.get("username", ""),
                                            form.get("password", ""), request.remote_addr or "")
     except store.Throttled as exc:
-        reason = str(exc)  # "too many failed sign-ins; try again in N minutes"
+        reason = str(exc)  # "too many failed sign-ins; try again in N seconds"
         response = login_response(target, 429, error=f"{reason[:1].upper()}{reason[1:]}.",
                                   username=form.get("username", ""))
         response.headers["Retry-After"] = str(exc.retry_after)
