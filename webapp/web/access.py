@@ -33,8 +33,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, g, redirect, request, url_for
-from flask.sessions import SecureCookieSessionInterface
+from flask import Flask, Request, Response, g, redirect, request, url_for
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 from flask_login import LoginManager, UserMixin, current_user
 from werkzeug.exceptions import Forbidden, MisdirectedRequest, Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -351,14 +351,14 @@ class SessionCookies(SecureCookieSessionInterface):
     def get_cookie_domain(self, app: Flask) -> None:
         return None
 
-    def open_session(self, app: Flask, request: Any) -> Any:
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
         session = super().open_session(app, request)
         host = request.host.lower()
         if session is not None and session.get(SESSION_HOST, host) != host:
             return self.session_class()
         return session
 
-    def save_session(self, app: Flask, session: Any, response: Response) -> None:
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
         if leaves_the_cookie():
             return
         if session and session.get(SESSION_HOST) != request.host.lower():
