@@ -9,7 +9,7 @@ import pytest
 
 from webapp import models, store
 from webapp.models import utcnow
-from webapp.store import accounts
+from webapp.store import accounts, throttling
 
 PASSWORD = "correct horse battery"
 
@@ -219,7 +219,7 @@ def throttled(session, name: str, address: str, now=START) -> int:
 
 def test_the_owner_signs_in_from_an_address_that_never_failed_whatever_others_try(
         session, admin):
-    fail(session, "root", "203.0.113.9", accounts.FREE_FAILURES)
+    fail(session, "root", "203.0.113.9", throttling.FREE_FAILURES)
     assert throttled(session, "root", "203.0.113.9") == 1
     for host in range(1, 21):  # many guessers, one try each
         fail(session, "root", f"198.51.100.{host}")
@@ -228,7 +228,7 @@ def test_the_owner_signs_in_from_an_address_that_never_failed_whatever_others_tr
 
 
 def test_the_wait_is_short_and_doubles_with_each_failure(session, admin):
-    fail(session, "root", "192.0.2.1", accounts.FREE_FAILURES - 1)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1)
     fail(session, "root", "192.0.2.1")  # the last free one
     waits, now = [], START
     for _ in range(9):
@@ -240,7 +240,7 @@ def test_the_wait_is_short_and_doubles_with_each_failure(session, admin):
     with pytest.raises(store.Throttled) as refused:
         accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=now)
     assert str(refused.value) == "too many failed sign-ins; try again in 60 seconds"
-    later = now + accounts.LONGEST_WAIT
+    later = now + throttling.LONGEST_WAIT
     assert accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=later) == admin
 
 
@@ -252,7 +252,7 @@ def test_an_address_trying_many_names_waits_for_every_name(session, admin):
 
 
 def test_a_name_many_addresses_guess_holds_up_only_the_addresses_that_failed(session, admin):
-    for host in range(1, accounts.FREE_FAILURES + 1):
+    for host in range(1, throttling.FREE_FAILURES + 1):
         fail(session, "root", f"198.51.100.{host}")
     assert throttled(session, "root", "198.51.100.1") == 1
     fail(session, "root", "198.51.100.99")  # a fresh address: its try is checked
@@ -261,20 +261,20 @@ def test_a_name_many_addresses_guess_holds_up_only_the_addresses_that_failed(ses
 
 def test_failures_count_for_nothing_once_they_leave_the_window(session, admin):
     start = START - timedelta(minutes=20)
-    fail(session, "root", "192.0.2.1", accounts.FREE_FAILURES, now=start)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES, now=start)
     assert throttled(session, "root", "192.0.2.1", now=start) == 1
-    left = start + accounts.WINDOW + timedelta(seconds=1)
-    fail(session, "root", "192.0.2.1", accounts.FREE_FAILURES - 1, now=left)
+    left = start + throttling.WINDOW + timedelta(seconds=1)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1, now=left)
     accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=left)
 
 
 def test_a_sign_in_forgives_the_account_s_failures_from_its_address(session, admin):
-    fail(session, "root", "192.0.2.1", accounts.FREE_FAILURES - 1)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1)
     accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=START)
-    fail(session, "root", "192.0.2.1", accounts.FREE_FAILURES - 1)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1)
     accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=START)
     # A guesser's failures elsewhere are not forgiven by the owner's sign-in.
-    fail(session, "root", "203.0.113.9", accounts.FREE_FAILURES)
+    fail(session, "root", "203.0.113.9", throttling.FREE_FAILURES)
     accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=START)
     assert throttled(session, "root", "203.0.113.9") == 1
 
@@ -283,8 +283,8 @@ def test_throttling_holds_across_two_app_instances_on_one_database(database_url,
     """Two apps (as two gunicorn workers, or two machines) on the same database: the
     failures one counts, the other sees. (The wait made long enough that the requests
     after it are surely within it.)"""
-    monkeypatch.setattr(accounts, "FIRST_WAIT", timedelta(minutes=10))
-    monkeypatch.setattr(accounts, "LONGEST_WAIT", timedelta(minutes=10))
+    monkeypatch.setattr(throttling, "FIRST_WAIT", timedelta(minutes=10))
+    monkeypatch.setattr(throttling, "LONGEST_WAIT", timedelta(minutes=10))
     from webapp.app import create_app
 
     first, second = (create_app({"TESTING": True, "SECRET_KEY": "test", "SEED_DEMO": False,

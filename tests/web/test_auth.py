@@ -88,9 +88,9 @@ def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(client, accoun
 
 def test_too_many_failures_get_a_429_with_the_time_to_wait(client, accounts, monkeypatch):
     # A wait long enough that the request after it is surely within it.
-    monkeypatch.setattr(store.accounts, "FIRST_WAIT", timedelta(minutes=10))
-    monkeypatch.setattr(store.accounts, "LONGEST_WAIT", timedelta(minutes=10))
-    for _ in range(store.accounts.FREE_FAILURES):
+    monkeypatch.setattr(store.throttling, "FIRST_WAIT", timedelta(minutes=10))
+    monkeypatch.setattr(store.throttling, "LONGEST_WAIT", timedelta(minutes=10))
+    for _ in range(store.throttling.FREE_FAILURES):
         assert login(client, "author", "not the password").status_code == 401
     refused = login(client, "author", PASSWORD)
     assert refused.status_code == 429

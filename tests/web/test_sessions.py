@@ -57,10 +57,10 @@ def signed_in_as(client) -> str | None:
 
 def test_a_guesser_cannot_lock_the_owner_out(app, accounts, monkeypatch):
     # A first wait long enough that the guesser's next tries are surely within it.
-    monkeypatch.setattr(store.accounts, "FIRST_WAIT", timedelta(seconds=30))
+    monkeypatch.setattr(store.throttling, "FIRST_WAIT", timedelta(seconds=30))
     guesser = from_address(app, GUESSER)
     codes = [attempt(guesser, "admin", f"guess number {n}").status_code for n in range(12)]
-    assert codes[:store.accounts.FREE_FAILURES] == [401] * store.accounts.FREE_FAILURES
+    assert codes[:store.throttling.FREE_FAILURES] == [401] * store.throttling.FREE_FAILURES
     assert 429 in codes
     refused = attempt(guesser, "admin", PASSWORD)
     assert refused.status_code == 429

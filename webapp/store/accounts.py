@@ -10,14 +10,9 @@ whichever door it comes in by.
   manage it.
 - **Passwords** are hashed with argon2id (argon2-cffi's `PasswordHasher`, `HASHER`); a
   hash made with other parameters is rehashed on the next successful sign-in.
-- **Signing in** (`authenticate`) is throttled in the database, however many app workers
-  or instances share it, with a short backoff rather than a lock (`throttled_until`):
-  past `FREE_FAILURES` failures within `WINDOW`, each further attempt waits `wait_after`
-  the last failure (seconds, doubling, at most `LONGEST_WAIT`), counted for the username
-  from one client address, for the client address, and for the username from every
-  address that failed lately. An address that never failed is never held up, so someone
-  guessing a name elsewhere cannot lock its owner out. An unknown username and a wrong
-  password fail alike, and cost alike (the password is checked against a dummy hash).
+- **Signing in** (`authenticate`) is throttled (`webapp.store.throttling`): a short wait
+  after repeated failures, never a lock. An unknown username and a wrong password fail
+  alike, and cost alike (the password is checked against a dummy hash).
 - **Sessions** name their account by a token (`session_token`) that holds the account's
   `session_version`; raising it (`end_sessions`: signing out, disabling, enabling, a new
   password) ends every session of the account, server-side.
@@ -33,11 +28,11 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from webapp import models
@@ -45,6 +40,7 @@ from webapp.models import utcnow
 
 from .actor import LOCAL
 from .errors import AlreadyExists, NotFound, StoreError, ValidationError
+from .throttling import Throttled, record_failure, throttled_until
 from .transactions import change, insert, rows
 
 #: The roles, least first: each includes everything the ones before it may do.
@@ -64,15 +60,6 @@ DISPLAY_NAME_LENGTH = models.NAME_LENGTH
 #: sign-in attempt, including a guesser's, costs the server that much.
 HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 
-#: Throttling: a failure counts for this long (older ones are dropped as new ones come).
-WINDOW = timedelta(minutes=15)
-#: Fewer failures than this within `WINDOW` cost no wait: a few mistyped passwords.
-FREE_FAILURES = 5
-#: The wait after the first failure past the free ones; each further failure doubles it,
-#: up to `LONGEST_WAIT`. A guesser gets about one try a minute per name and per address;
-#: the account's owner, sharing an address with one at worst, waits a minute, never 15.
-FIRST_WAIT = timedelta(seconds=1)
-LONGEST_WAIT = timedelta(seconds=60)
 
 
 class SignInFailed(StoreError):
@@ -80,16 +67,6 @@ class SignInFailed(StoreError):
 
     def __init__(self) -> None:
         super().__init__("wrong username or password")
-
-
-class Throttled(StoreError):
-    """Too many failed sign-ins lately: nothing was checked; try again at `retry_at`."""
-
-    def __init__(self, retry_at: datetime, now: datetime):
-        self.retry_at = retry_at
-        self.retry_after = max(1, int((retry_at - now).total_seconds() + 0.999))
-        super().__init__(f"too many failed sign-ins; try again in "
-                         f"{_duration(self.retry_after)}")
 
 
 @dataclass(frozen=True)
@@ -261,37 +238,9 @@ def authenticate(session: Session, typed_username: str, password: str, address: 
     # An unknown name is checked against a dummy hash: it takes as long as a wrong password.
     matches = _verify(user.password_hash if user else _dummy_hash(), password)
     if user is None or not matches or user.disabled:
-        _record_failure(session, username, address, now)
+        record_failure(session, username, address, now)
         raise SignInFailed()
     return _signed_in(session, user, password, address, now)
-
-
-def throttled_until(session: Session, username: str, address: str,
-                    now: datetime) -> datetime | None:
-    """When a sign-in as `username` from `address` may be tried, or None if it may now.
-
-    Three counts of the failures within `WINDOW`, each waiting `wait_after` its last one:
-    the name from this address (a guesser, or the owner mistyping); the address, for any
-    name (one guesser trying many names); and the name from every address, which holds up
-    only an address that failed lately itself (many guessers on one name), so the owner
-    from an address that never failed signs in whatever others try.
-    """
-    failed = models.FailedLogin
-    counts = [_failures(session, now, failed.username == username, failed.address == address),
-              _failures(session, now, failed.address == address)]
-    if counts[-1][0]:  # the address failed lately: the name's failures everywhere count too
-        counts.append(_failures(session, now, failed.username == username))
-    retry_at = max((last + wait_after(count) for count, last in counts if count),
-                   default=None)
-    return retry_at if retry_at is not None and retry_at > now else None
-
-
-def wait_after(failures: int) -> timedelta:
-    """How long after the last of `failures` recent failures the next attempt waits:
-    nothing for the first `FREE_FAILURES`, then `FIRST_WAIT`, doubling up to `LONGEST_WAIT`."""
-    if failures < FREE_FAILURES:
-        return timedelta(0)
-    return min(FIRST_WAIT * 2 ** min(failures - FREE_FAILURES, 16), LONGEST_WAIT)
 
 
 def acting_account(session: Session, username: str) -> str:
@@ -324,22 +273,6 @@ def user_of_session(session: Session, token: str) -> models.User | None:
 
 
 # -- helpers
-
-
-@change
-def _record_failure(session: Session, username: str, address: str, now: datetime) -> None:
-    # Failures older than the window count for nothing: drop them as new ones come.
-    session.execute(delete(models.FailedLogin).where(models.FailedLogin.at <= now - WINDOW))
-    session.add(models.FailedLogin(username=username, address=address, at=now))
-
-
-def _failures(session: Session, now: datetime,
-              *conditions: ColumnElement[bool]) -> tuple[int, datetime]:
-    """How many failures within `WINDOW` meet `conditions`, and when the last one was."""
-    failed = models.FailedLogin
-    count, last = session.execute(select(func.count(), func.max(failed.at)).where(
-        *conditions, failed.at > now - WINDOW)).one()
-    return count, last
 
 
 def _end_sessions(user: models.User) -> None:
@@ -398,10 +331,3 @@ def _verify(password_hash: str, password: str) -> bool:
 def _dummy_hash() -> str:
     """A hash no password is known for, made with `HASHER`'s parameters."""
     return HASHER.hash(secrets.token_hex(16))
-
-
-def _duration(seconds: int) -> str:
-    if seconds < 120:
-        return f"{seconds} second{'' if seconds == 1 else 's'}"
-    minutes = (seconds + 59) // 60
-    return f"{minutes} minutes"
