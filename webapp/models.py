@@ -366,6 +366,9 @@ class User(Base):
     #: An argon2id hash in PHC format (its parameters are part of it).
     password_hash: Mapped[str] = mapped_column(String(255))
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Part of every session's token (`store.accounts.session_token`): raising it ends
+    #: every session of the account (a sign-out, a disable, a new password).
+    session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_login_at: Mapped[datetime | None]
 

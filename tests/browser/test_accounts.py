@@ -103,3 +103,33 @@ def test_the_editor_asks_to_sign_in_and_comes_back_then_sign_out(context, author
     expect(page).to_have_url(f"{author_server}/login")
     page.goto(f"{author_server}/agents/Simon/skills/chat")
     expect(page).to_have_url(f"{author_server}/login?next=/agents/Simon/skills/chat")
+
+
+#: A page of another site with a form that posts to the editor (a click on its button
+#: sends it, as a visitor of that site would).
+ATTACKER_PAGE = """<!doctype html><title>Win a prize</title>
+<form method="post" action="{action}">{fields}<button>Claim the prize</button></form>"""
+
+
+@pytest.mark.parametrize(("path", "fields"), [
+    ("/logout", {}),
+    ("/login", {"username": "root", "password": PASSWORD}),  # the attacker's own account
+], ids=["sign-out", "sign-in-as-another"])
+def test_another_site_can_neither_sign_a_user_out_nor_in_as_someone_else(
+        context, author_server, path, fields):
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    sign_in(page, author_server, "/account")
+    inputs = "".join(f'<input type="hidden" name="{name}" value="{value}">'
+                     for name, value in fields.items())
+    page.route("http://attacker.test/", lambda route: route.fulfill(
+        content_type="text/html",
+        body=ATTACKER_PAGE.format(action=f"{author_server}{path}", fields=inputs)))
+    page.goto("http://attacker.test/")
+    page.get_by_role("button", name="Claim the prize").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Forbidden")
+    expect(page.locator("main")).to_contain_text("sent from a page of another site")
+
+    page.goto(f"{author_server}/account")
+    expect(page.locator("main")).to_contain_text("Signed in as ann")

@@ -149,6 +149,11 @@ def server(app):
     thread.join(5)
 
 
+#: The host the test client makes its sessions at: a session serves only the host it was
+#: made at, so the requests sent to the server by hand name it.
+SESSION_HOST = "localhost"
+
+
 def test_a_chunked_body_over_the_limit_is_413_and_nothing_is_saved(app, simon, server):
     client = app.test_client()
     with client.session_transaction() as session:
@@ -160,7 +165,8 @@ def test_a_chunked_body_over_the_limit_is_413_and_nothing_is_saved(app, simon, s
     connection = http.client.HTTPConnection("127.0.0.1", server, timeout=30)
     chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
     connection.request("POST", EDITOR, body=chunks, encode_chunked=True, headers={
-        "Content-Type": "application/x-www-form-urlencoded", "Cookie": f"session={cookie}"})
+        "Content-Type": "application/x-www-form-urlencoded", "Cookie": f"session={cookie}",
+        "Host": SESSION_HOST})
     response = connection.getresponse()
     data = response.read()
     connection.close()
@@ -177,7 +183,7 @@ def test_a_small_chunked_body_is_read_whole(app, simon, server):
     connection = http.client.HTTPConnection("127.0.0.1", server, timeout=30)
     connection.request("POST", EDITOR, body=iter([body[:10], body[10:]]), encode_chunked=True,
                        headers={"Content-Type": "application/x-www-form-urlencoded",
-                                "Cookie": f"session={cookie}"})
+                                "Cookie": f"session={cookie}", "Host": SESSION_HOST})
     response = connection.getresponse()
     response.read()
     connection.close()
@@ -195,7 +201,8 @@ def post_chunked(app, port: int, path: str, body: bytes, content_type: str) -> t
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
     connection.request("POST", path, body=chunks, encode_chunked=True, headers={
-        "Content-Type": content_type, "Cookie": f"session={cookie}", "X-CSRFToken": TOKEN})
+        "Content-Type": content_type, "Cookie": f"session={cookie}", "Host": SESSION_HOST,
+        "X-CSRFToken": TOKEN})
     response = connection.getresponse()
     data = response.read()
     connection.close()

@@ -9,7 +9,7 @@ import pytest
 
 from webapp import models, store
 from webapp.models import utcnow
-from webapp.store import accounts
+from webapp.store import accounts, throttling
 
 PASSWORD = "correct horse battery"
 
@@ -177,55 +177,114 @@ def test_a_disabled_account_s_session_ends(session, admin):
     assert accounts.user_of_session(session, token) is None
 
 
+def test_signing_out_ends_every_session_of_the_account(session, admin):
+    token = accounts.session_token(admin)
+    accounts.end_sessions(session, "root")
+    assert accounts.user_of_session(session, token) is None
+    assert accounts.user_of_session(session, accounts.session_token(admin)) == admin
+
+
+def test_a_session_kept_across_a_disable_and_an_enable_stays_ended(session, admin):
+    user = add(session, "ann")
+    token = accounts.session_token(user)
+    accounts.set_disabled(session, "ann", True)
+    accounts.set_disabled(session, "ann", False)
+    assert accounts.user_of_session(session, token) is None
+    assert accounts.user_of_session(session, accounts.session_token(user)) == user
+
+
+def test_a_change_of_one_s_own_password_ends_the_sessions_made_before(session, admin):
+    token = accounts.session_token(admin)
+    accounts.change_password(session, "root", PASSWORD, "a new long password")
+    assert accounts.user_of_session(session, token) is None
+
+
 # -- throttling
 
+START = utcnow()
 
-def fail(session, name: str, address: str, times: int, now=None) -> None:
+
+def fail(session, name: str, address: str, times: int = 1, now=START) -> None:
     for _ in range(times):
         with pytest.raises(store.SignInFailed):
             accounts.authenticate(session, name, "wrong password!", address, now=now)
 
 
-def test_five_failures_for_a_name_throttle_it_from_every_address(session, admin):
-    fail(session, "root", "192.0.2.1", 3)
-    fail(session, "root", "192.0.2.2", 2)
-    with pytest.raises(store.Throttled) as throttled:
-        accounts.authenticate(session, "root", PASSWORD, "192.0.2.3")
-    assert 14 * 60 < throttled.value.retry_after <= 15 * 60
-    assert "try again in 15 minutes" in str(throttled.value)
-    # Another name from a fresh address is not held up.
-    add(session, "ann")
-    accounts.authenticate(session, "ann", PASSWORD, "192.0.2.4")
+def throttled(session, name: str, address: str, now=START) -> int:
+    """Try the right password: how many seconds the answer says to wait."""
+    with pytest.raises(store.Throttled) as refused:
+        accounts.authenticate(session, name, PASSWORD, address, now=now)
+    return refused.value.retry_after
 
 
-def test_five_failures_from_an_address_throttle_it_for_every_name(session, admin):
+def test_the_owner_signs_in_from_an_address_that_never_failed_whatever_others_try(
+        session, admin):
+    fail(session, "root", "203.0.113.9", throttling.FREE_FAILURES)
+    assert throttled(session, "root", "203.0.113.9") == 1
+    for host in range(1, 21):  # many guessers, one try each
+        fail(session, "root", f"198.51.100.{host}")
+    assert throttled(session, "root", "198.51.100.1") == 60
+    assert accounts.authenticate(session, "root", PASSWORD, "192.0.2.50", now=START) == admin
+
+
+def test_the_wait_is_short_and_doubles_with_each_failure(session, admin):
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1)
+    fail(session, "root", "192.0.2.1")  # the last free one
+    waits, now = [], START
+    for _ in range(9):
+        wait = throttled(session, "root", "192.0.2.1", now)
+        waits.append(wait)
+        now += timedelta(seconds=wait)
+        fail(session, "root", "192.0.2.1", now=now)
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60, 60]
+    with pytest.raises(store.Throttled) as refused:
+        accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=now)
+    assert str(refused.value) == "too many failed sign-ins; try again in 60 seconds"
+    later = now + throttling.LONGEST_WAIT
+    assert accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=later) == admin
+
+
+def test_an_address_trying_many_names_waits_for_every_name(session, admin):
     for name in ("a", "b", "c", "d", "e"):
-        fail(session, name, "198.51.100.7", 1)
-    with pytest.raises(store.Throttled):
-        accounts.authenticate(session, "root", PASSWORD, "198.51.100.7")
-    accounts.authenticate(session, "root", PASSWORD, "198.51.100.8")
+        fail(session, name, "198.51.100.7")
+    assert throttled(session, "root", "198.51.100.7") == 1
+    accounts.authenticate(session, "root", PASSWORD, "198.51.100.8", now=START)
 
 
-def test_throttling_ends_when_the_failures_leave_the_window(session, admin):
-    start = utcnow() - timedelta(minutes=20)
-    fail(session, "root", "192.0.2.1", 5, now=start)
-    with pytest.raises(store.Throttled):
-        accounts.authenticate(session, "root", PASSWORD, "192.0.2.1",
-                              now=start + timedelta(minutes=14))
-    accounts.authenticate(session, "root", PASSWORD, "192.0.2.1",
-                          now=start + timedelta(minutes=16))
+def test_a_name_many_addresses_guess_holds_up_only_the_addresses_that_failed(session, admin):
+    for host in range(1, throttling.FREE_FAILURES + 1):
+        fail(session, "root", f"198.51.100.{host}")
+    assert throttled(session, "root", "198.51.100.1") == 1
+    fail(session, "root", "198.51.100.99")  # a fresh address: its try is checked
+    accounts.authenticate(session, "root", PASSWORD, "192.0.2.50", now=START)
 
 
-def test_a_sign_in_forgives_the_account_s_failures(session, admin):
-    fail(session, "root", "192.0.2.1", 4)
-    accounts.authenticate(session, "root", PASSWORD, "192.0.2.9")
-    fail(session, "root", "192.0.2.2", 4)
-    accounts.authenticate(session, "root", PASSWORD, "192.0.2.2")
+def test_failures_count_for_nothing_once_they_leave_the_window(session, admin):
+    start = START - timedelta(minutes=20)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES, now=start)
+    assert throttled(session, "root", "192.0.2.1", now=start) == 1
+    left = start + throttling.WINDOW + timedelta(seconds=1)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1, now=left)
+    accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=left)
 
 
-def test_throttling_holds_across_two_app_instances_on_one_database(database_url):
+def test_a_sign_in_forgives_the_account_s_failures_from_its_address(session, admin):
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1)
+    accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=START)
+    fail(session, "root", "192.0.2.1", throttling.FREE_FAILURES - 1)
+    accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=START)
+    # A guesser's failures elsewhere are not forgiven by the owner's sign-in.
+    fail(session, "root", "203.0.113.9", throttling.FREE_FAILURES)
+    accounts.authenticate(session, "root", PASSWORD, "192.0.2.1", now=START)
+    assert throttled(session, "root", "203.0.113.9") == 1
+
+
+def test_throttling_holds_across_two_app_instances_on_one_database(database_url, monkeypatch):
     """Two apps (as two gunicorn workers, or two machines) on the same database: the
-    failures one counts, the other sees."""
+    failures one counts, the other sees. (The wait made long enough that the requests
+    after it are surely within it.)"""
+    monkeypatch.setattr(throttling, "FIRST_WAIT", timedelta(minutes=10))
+    monkeypatch.setattr(throttling, "LONGEST_WAIT", timedelta(minutes=10))
     from webapp.app import create_app
 
     first, second = (create_app({"TESTING": True, "SECRET_KEY": "test", "SEED_DEMO": False,
@@ -244,7 +303,7 @@ def test_throttling_holds_across_two_app_instances_on_one_database(database_url)
     for client in clients:
         refused = client.post("/login", data={**form, "password": PASSWORD})
         assert refused.status_code == 429
-        assert 14 * 60 < int(refused.headers["Retry-After"]) <= 15 * 60
+        assert 9 * 60 < int(refused.headers["Retry-After"]) <= 10 * 60
         assert "Too many failed sign-ins" in refused.get_data(as_text=True)
     for app in (first, second):
         db.get_database(app).engine.dispose()

@@ -9,15 +9,15 @@ error it rolls back, and nothing is written; `transactions.change`). Problems ar
 raised as the exceptions of `errors`, which carry what a caller needs to show them.
 
 Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
-signing in), `activity` (who did what: the append-only
-record every change adds to), `errors`, `transactions`, `rules`, `convert`, `agents`,
-`skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
-`workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
-`log`, `publish` (published snapshots, what changed since).
+signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did what:
+the append-only record every change adds to), `errors`, `transactions`, `rules`,
+`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
+variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
+with what uses it), `log`, `publish` (published snapshots, what changed since).
 """
 
-from . import accounts
-from .accounts import ROLES, NewUser, SignInFailed, Throttled, has_role
+from . import accounts, throttling
+from .accounts import ROLES, NewUser, SignInFailed, has_role
 from .activity import (
     KIND_GROUPS,
     KINDS,
@@ -123,6 +123,7 @@ from .skills import (
     save_skill,
     set_skill_enabled,
 )
+from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
@@ -144,6 +145,7 @@ __all__ = [
     "republish",
     "snapshot_workspace",
     "accounts",
+    "throttling",
     "ROLES",
     "NewUser",
     "SignInFailed",

@@ -10,11 +10,12 @@ whichever door it comes in by.
   manage it.
 - **Passwords** are hashed with argon2id (argon2-cffi's `PasswordHasher`, `HASHER`); a
   hash made with other parameters is rehashed on the next successful sign-in.
-- **Signing in** (`authenticate`) is throttled in the database: after `MAX_FAILURES`
-  failures within `WINDOW` for a username, or from a client address, further attempts
-  are refused with the time they may resume (`Throttled`), however many app workers or
-  instances share the database. An unknown username and a wrong password fail alike, and
-  cost alike (the password is checked against a dummy hash).
+- **Signing in** (`authenticate`) is throttled (`webapp.store.throttling`): a short wait
+  after repeated failures, never a lock. An unknown username and a wrong password fail
+  alike, and cost alike (the password is checked against a dummy hash).
+- **Sessions** name their account by a token (`session_token`) that holds the account's
+  `session_version`; raising it (`end_sessions`: signing out, disabling, enabling, a new
+  password) ends every session of the account, server-side.
 - Accounts are never deleted, only disabled: the names on revisions and activity stay
   someone's, and "no account exists" (the local single-user mode) can only be true of a
   database nobody has set up yet.
@@ -27,7 +28,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -39,6 +40,7 @@ from webapp.models import utcnow
 
 from .actor import LOCAL
 from .errors import AlreadyExists, NotFound, StoreError, ValidationError
+from .throttling import Throttled, record_failure, throttled_until
 from .transactions import change, insert, rows
 
 #: The roles, least first: each includes everything the ones before it may do.
@@ -58,10 +60,6 @@ DISPLAY_NAME_LENGTH = models.NAME_LENGTH
 #: sign-in attempt, including a guesser's, costs the server that much.
 HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 
-#: Throttling: this many failed sign-ins within `WINDOW`, for one username or from one
-#: client address, and further attempts wait.
-MAX_FAILURES = 5
-WINDOW = timedelta(minutes=15)
 
 
 class SignInFailed(StoreError):
@@ -69,16 +67,6 @@ class SignInFailed(StoreError):
 
     def __init__(self) -> None:
         super().__init__("wrong username or password")
-
-
-class Throttled(StoreError):
-    """Too many failed sign-ins lately: nothing was checked; try again at `retry_at`."""
-
-    def __init__(self, retry_at: datetime, now: datetime):
-        self.retry_at = retry_at
-        self.retry_after = max(1, int((retry_at - now).total_seconds() + 0.999))
-        super().__init__(f"too many failed sign-ins; try again in "
-                         f"{_minutes(self.retry_after)}")
 
 
 @dataclass(frozen=True)
@@ -191,11 +179,22 @@ def set_role(session: Session, username: str, role: str) -> models.User:
 
 @change
 def set_disabled(session: Session, username: str, disabled: bool) -> models.User:
-    """Disable an account (its sessions end at their next request) or enable it again."""
+    """Disable an account or enable it again; either way its sessions end (a cookie kept
+    from before a disable does not come back to life with the enable)."""
     user = get_user(session, username)
     if disabled:
         _keep_an_admin(session, user, "disable")
     user.disabled = disabled
+    _end_sessions(user)
+    return user
+
+
+@change
+def end_sessions(session: Session, username: str) -> models.User:
+    """End every session of the account (signing out): a cookie kept from before no
+    longer signs anyone in."""
+    user = get_user(session, username)
+    _end_sessions(user)
     return user
 
 
@@ -207,6 +206,7 @@ def set_password(session: Session, username: str, password: str) -> models.User:
         raise ValidationError([("password", problem)])
     user = get_user(session, username)
     user.password_hash = HASHER.hash(password)
+    _end_sessions(user)
     return user
 
 
@@ -220,6 +220,7 @@ def change_password(session: Session, username: str, current: str, new: str) -> 
     if problem:
         raise ValidationError([("new_password", problem)])
     user.password_hash = HASHER.hash(new)
+    _end_sessions(user)
     return user
 
 
@@ -237,26 +238,9 @@ def authenticate(session: Session, typed_username: str, password: str, address: 
     # An unknown name is checked against a dummy hash: it takes as long as a wrong password.
     matches = _verify(user.password_hash if user else _dummy_hash(), password)
     if user is None or not matches or user.disabled:
-        _record_failure(session, username, address, now)
+        record_failure(session, username, address, now)
         raise SignInFailed()
-    return _signed_in(session, user, password, now)
-
-
-def throttled_until(session: Session, username: str, address: str,
-                    now: datetime) -> datetime | None:
-    """When sign-ins for `username` or from `address` may resume, or None if they may now."""
-    since = now - WINDOW
-    retry_at = None
-    for column, value in ((models.FailedLogin.username, username),
-                          (models.FailedLogin.address, address)):
-        recent = list(session.scalars(
-            select(models.FailedLogin.at).where(column == value, models.FailedLogin.at > since)
-            .order_by(models.FailedLogin.at.desc()).limit(MAX_FAILURES)))
-        if len(recent) >= MAX_FAILURES:
-            # Once the oldest of the last MAX_FAILURES leaves the window, fewer remain.
-            until = recent[-1] + WINDOW
-            retry_at = until if retry_at is None else max(retry_at, until)
-    return retry_at
+    return _signed_in(session, user, password, address, now)
 
 
 def acting_account(session: Session, username: str) -> str:
@@ -270,14 +254,15 @@ def acting_account(session: Session, username: str) -> str:
 
 def session_token(user: models.User) -> str:
     """What a signed-in session keeps to name its account: the id and a digest of the
-    password hash, so a new password (or a reset) ends every other session."""
-    digest = hashlib.sha256(user.password_hash.encode("utf-8")).hexdigest()[:16]
-    return f"{user.id}-{digest}"
+    account's `session_version` (raised to end its sessions) and of its password hash (so
+    the token cannot be made by someone who knows only the cookies' secret key)."""
+    secret = f"{user.session_version}:{user.password_hash}"
+    return f"{user.id}-{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:16]}"
 
 
 def user_of_session(session: Session, token: str) -> models.User | None:
     """The enabled account a session's `session_token` names, or None (gone, disabled,
-    password changed since, or not a token at all)."""
+    its sessions ended since, or not a token at all)."""
     user_id, _, _ = token.partition("-")
     if not user_id.isdigit() or len(user_id) > 10:
         return None
@@ -290,18 +275,19 @@ def user_of_session(session: Session, token: str) -> models.User | None:
 # -- helpers
 
 
-@change
-def _record_failure(session: Session, username: str, address: str, now: datetime) -> None:
-    # Failures older than the window count for nothing: drop them as new ones come.
-    session.execute(delete(models.FailedLogin).where(models.FailedLogin.at <= now - WINDOW))
-    session.add(models.FailedLogin(username=username, address=address, at=now))
+def _end_sessions(user: models.User) -> None:
+    """The one way an account's sessions end: every token made before names an older
+    version (`session_token`)."""
+    user.session_version += 1
 
 
 @change
-def _signed_in(session: Session, user: models.User, password: str, now: datetime) -> models.User:
-    # The account's own failures are forgiven; those from the address for other names stay.
+def _signed_in(session: Session, user: models.User, password: str, address: str,
+               now: datetime) -> models.User:
+    # The account's failures from this address are forgiven; those from elsewhere (maybe
+    # a guesser's) and the address's for other names stay.
     session.execute(delete(models.FailedLogin).where(
-        models.FailedLogin.username == user.username))
+        models.FailedLogin.username == user.username, models.FailedLogin.address == address))
     if HASHER.check_needs_rehash(user.password_hash):
         user.password_hash = HASHER.hash(password)
     user.last_login_at = now
@@ -345,8 +331,3 @@ def _verify(password_hash: str, password: str) -> bool:
 def _dummy_hash() -> str:
     """A hash no password is known for, made with `HASHER`'s parameters."""
     return HASHER.hash(secrets.token_hex(16))
-
-
-def _minutes(seconds: int) -> str:
-    minutes = (seconds + 59) // 60
-    return f"{minutes} minute{'' if minutes == 1 else 's'}"

@@ -5,9 +5,12 @@ no sign-in needed). `authorize` runs before every request (before the CSRF check
 refused request is refused whatever it carries) and decides in this order:
 
 1. No account in the database: the local single-user mode, as before accounts existed.
-   A client on this machine (loopback, and not forwarded by a reverse proxy the app was
-   not told of) may do everything; any other client gets a 403
-   page saying how to create the first account, whatever server runs the app.
+   The request must name this machine in its `Host` header (`local_host`), else every
+   address, static files included, is a 421: a web page elsewhere whose name was made to
+   point at 127.0.0.1 (DNS rebinding) sends its own name. A client on this machine
+   (loopback, and carrying none of `FORWARDING_HEADERS`: no proxy is trusted then) may do
+   everything; any other client gets a 403 page saying how to create the first account,
+   whatever server runs the app.
 2. Otherwise the request's user comes from the session (Flask-Login), and becomes the
    store's actor (`store.set_actor`), so every change records who made it.
 3. `ANYONE` endpoints (the login page, static files) need nothing more. An anonymous
@@ -26,20 +29,21 @@ Templates hide what a role cannot use with `can("author")`.
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, current_app, g, redirect, request, url_for
-from flask.sessions import SecureCookieSessionInterface
+from flask import Flask, Request, Response, g, redirect, request, url_for
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 from flask_login import LoginManager, UserMixin, current_user
-from werkzeug.exceptions import Forbidden, Unauthorized
+from werkzeug.exceptions import Forbidden, MisdirectedRequest, Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp import models, store
 from webapp.db import get_session
 
 from .responses import flag
-from .security import error_page
+from .security import error_page, leave_the_cookie, leaves_the_cookie
 
 #: No sign-in needed.
 ANYONE = "anyone"
@@ -156,13 +160,27 @@ RAISED_BY: dict[tuple[str, str], tuple[str, str]] = {
     ("transfer.import_bundle", "POST"): ("replace", ADMIN),
 }
 
-#: Headers a reverse proxy adds: a request carrying one came through a proxy, from elsewhere.
-FORWARDING_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
+#: Headers a reverse proxy or a CDN adds: with no account, a request carrying one came
+#: through a proxy, from elsewhere, and is refused (`PROXY_FIX` or not: with no account no
+#: proxy is trusted, so none of them can make a client elsewhere look like this machine).
+FORWARDING_HEADERS = (
+    "Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto",
+    "X-Forwarded-Port", "X-Forwarded-Prefix", "X-Forwarded-Server", "X-Real-IP",
+    "X-Client-IP", "True-Client-IP", "CF-Connecting-IP", "Fastly-Client-IP",
+    "X-Cluster-Client-IP", "X-Original-Forwarded-For", "Via",
+)
 
 #: What a client elsewhere is told while no account exists.
 NO_ACCOUNTS = ("This Skill Editor has no accounts yet, so it is a single-user tool that "
                "answers only its own machine. To share it, create the first account on the "
                "server: skill-editor user add NAME --role admin — then sign in here.")
+
+
+#: What a request naming another host is told while no account exists.
+OTHER_HOST = ("This Skill Editor has no accounts yet, so it answers only at its own "
+              "machine's addresses: http://127.0.0.1, http://localhost or http://[::1] (with "
+              "its port). The address you used names it otherwise, which a page on another "
+              "site could use to reach it (DNS rebinding), so nothing was done.")
 
 
 class SignedIn(UserMixin):
@@ -194,15 +212,29 @@ def is_loopback(address: str | None) -> bool:
 
 
 def from_this_machine() -> bool:
-    """Whether the client is this machine: a loopback address that no reverse proxy the app
-    was not told of (`PROXY_FIX`) forwarded. Behind a proxy on the same machine every
-    client arrives from loopback; with `PROXY_FIX`, ProxyFix has already put the client's
-    own address in `remote_addr`."""
-    if not is_loopback(request.remote_addr):
+    """Whether the client is this machine: a loopback address, and no forwarding header
+    (behind a proxy on the same machine every client arrives from loopback). With a
+    forwarding header `PROXY_FIX` may have put someone's address in `remote_addr`; any of
+    them refuses, so no header can make a client elsewhere look like this machine."""
+    return is_loopback(request.remote_addr) and not any(
+        name in request.headers for name in FORWARDING_HEADERS)
+
+
+def local_host(host: str) -> bool:
+    """Whether a `Host` header names this machine: `localhost` or a loopback address
+    (`127.0.0.1`, `[::1]`), with or without a port. Any other name may be a site's whose
+    address was made to point here (DNS rebinding); an address cannot be."""
+    match = _LOCAL_HOST.fullmatch(host)
+    if match is None:
         return False
-    if int(current_app.config.get("PROXY_FIX") or 0):
-        return True
-    return not any(name in request.headers for name in FORWARDING_HEADERS)
+    name = match["name"]
+    return name.lower() == "localhost" or is_loopback(name.removeprefix("[").removesuffix("]"))
+
+
+#: A host name, an IPv4 address or a bracketed IPv6 address, and a port: what `local_host`
+#: then checks (no nested repeats: linear on any header).
+_LOCAL_HOST = re.compile(r"(?P<name>localhost|[0-9.]{7,15}|\[[0-9a-f:.]{2,45}\])(?::[0-9]{1,5})?",
+                         re.IGNORECASE)
 
 
 def is_loopback_host(host: str) -> bool:
@@ -232,6 +264,9 @@ def authorize() -> Response | None:
         return None  # no route: the router answers 404 or 405
     needed = needed_role(request.endpoint, request.method)
     if local_mode():
+        if not local_host(request.host):
+            leave_the_cookie()  # no session for a name that is not this machine's
+            raise MisdirectedRequest(OTHER_HOST)
         if from_this_machine() or needed == ANYONE:
             return None
         raise Forbidden(NO_ACCOUNTS)
@@ -298,12 +333,38 @@ def reset_actor(exc: BaseException | None = None) -> None:
     store.set_actor(None)
 
 
+#: The session key that names the host a session (and its CSRF token) was made for.
+SESSION_HOST = "host"
+
+
 class SessionCookies(SecureCookieSessionInterface):
     """The session cookie is `Secure` whenever the request came over HTTPS (as the browser
-    or, with `PROXY_FIX`, the reverse proxy says), or when `SESSION_COOKIE_SECURE` is set."""
+    or, with `PROXY_FIX`, the reverse proxy says), or when `SESSION_COOKIE_SECURE` is set.
+
+    It is host-only (no `Domain`, whatever `SESSION_COOKIE_DOMAIN` says), and a session
+    holds the host it was made for (`SESSION_HOST`): read under another `Host` it is an
+    empty one, so a session and its CSRF token serve only the name they were made at. A
+    response marked by `leave_the_cookie` sets no cookie at all."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+    def get_cookie_domain(self, app: Flask) -> None:
+        return None
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        session = super().open_session(app, request)
+        host = request.host.lower()
+        if session is not None and session.get(SESSION_HOST, host) != host:
+            return self.session_class()
+        return session
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        if leaves_the_cookie():
+            return
+        if session and session.get(SESSION_HOST) != request.host.lower():
+            session[SESSION_HOST] = request.host.lower()
+        super().save_session(app, session, response)
 
 
 def init_app(app: Flask) -> None:

@@ -2,7 +2,9 @@
 
 Every rule (names, passwords, roles, throttling, the last admin) is the store's
 (`webapp.store.accounts`); who may open which page is `access.ACCESS`. Signing in starts
-a new session (the old one, CSRF token included, is dropped) and signing out clears it.
+a new session (the old one, CSRF token included, is dropped); signing out ends every
+session of the account in the store and clears this one. Both take the CSRF token or a
+request the browser says this site's page sent (`security.same_origin_suffices`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from webapp.db import get_session
 
 from .access import SignedIn, local_mode, safe_next
 from .responses import done, page_or_fragment
+from .security import same_origin_suffices
 
 bp = Blueprint("auth", __name__)
 
@@ -36,6 +39,7 @@ def login() -> Response:
 
 
 @bp.post("/login")
+@same_origin_suffices
 def sign_in() -> Response:
     """Check the credentials; on success start a new session and go on to `next`."""
     form = request.form
@@ -44,7 +48,7 @@ def sign_in() -> Response:
         user = store.accounts.authenticate(get_session(), form.get("username", ""),
                                            form.get("password", ""), request.remote_addr or "")
     except store.Throttled as exc:
-        reason = str(exc)  # "too many failed sign-ins; try again in N minutes"
+        reason = str(exc)  # "too many failed sign-ins; try again in N seconds"
         response = login_response(target, 429, error=f"{reason[:1].upper()}{reason[1:]}.",
                                   username=form.get("username", ""))
         response.headers["Retry-After"] = str(exc.retry_after)
@@ -59,8 +63,12 @@ def sign_in() -> Response:
 
 
 @bp.post("/logout")
+@same_origin_suffices
 def logout() -> Response:
-    """Sign out: the session, CSRF token included, is cleared."""
+    """Sign out: every session of the account ends (a cookie kept from before no longer
+    works), and this one, CSRF token included, is cleared."""
+    if current_user.is_authenticated:
+        store.accounts.end_sessions(get_session(), current_user.username)
     logout_user()
     session.clear()
     return done("Signed out.", url_for("auth.login"))

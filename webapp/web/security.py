@@ -5,9 +5,15 @@ markdown goes through `webapp.render.sanitize`, and the Content-Security-Policy 
 forbids inline script and style, so even a sanitizer bug cannot run script. The one
 exception is the code editor's: CodeMirror writes its styles into a `<style>` element,
 which a page that loads it allows with a random nonce made for that response
-(`style_nonce`); no other inline style, and no inline script, is ever allowed. Every
-state-changing request must carry the session's CSRF token, as a form field or (from
-htmx and fetch) in the `X-CSRFToken` header.
+(`style_nonce`); no other inline style, and no inline script, is ever allowed.
+
+Every state-changing request a browser says came from another site's page
+(`sent_from`) is refused with a 403 whose answer sets no cookie: such a request arrives
+without the user's cookie (`SameSite=Lax`), and a new session in its answer would replace
+theirs, signing them out. Every other one must carry the session's CSRF token, as a form
+field or (from htmx and fetch) in the `X-CSRFToken` header; signing in and out
+(`@same_origin_suffices`) may instead come from a page the browser says is this site's.
+A refused form comes back with what it held, to send again, except its passwords.
 
 Before the CSRF check come two others: a method the route does not take is a 405 (not a
 CSRF 400), and a body over the limit is a 413 however it is sent (a chunked body has no
@@ -22,10 +28,12 @@ import secrets
 from collections.abc import Callable
 from io import BytesIO
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, g, make_response, render_template, request, session
 from werkzeug.exceptions import (
     BadRequest,
+    Forbidden,
     HTTPException,
     InternalServerError,
     RequestEntityTooLarge,
@@ -68,6 +76,14 @@ class CSRFError(BadRequest):
                    "expired, or the server was restarted), so nothing was changed.")
 
 
+class CrossSiteRequest(Forbidden):
+    """A state-changing request sent from another site's page."""
+
+    description = ("This request was sent from a page of another site, so nothing was done "
+                   "(nor were you signed in or out). To do it, use this Skill Editor's own "
+                   "pages.")
+
+
 #: The response header that hands htmx and fetch requests refused by the CSRF check the
 #: session's token, so `app.js` can renew the page's tokens and send again.
 FRESH_TOKEN_HEADER = "X-CSRF-Fresh-Token"
@@ -82,8 +98,9 @@ def csrf_failed(error: CSRFError) -> Response:
         body, code = error_page(error)
         response = make_response(body, code)
     else:
-        fields = [(name, value) for name, value in request.form.items(multi=True)
-                  if name != CSRF_FIELD]
+        # A password is never sent back: the page asks for it again.
+        fields = [(name, "" if is_secret(name) else value, is_secret(name))
+                  for name, value in request.form.items(multi=True) if name != CSRF_FIELD]
         files = [upload.filename or name for name, upload in request.files.items(multi=True)
                  if upload.filename]
         response = make_response(render_template(
@@ -93,12 +110,60 @@ def csrf_failed(error: CSRFError) -> Response:
     return response
 
 
+def is_secret(field: str) -> bool:
+    """Whether a form field holds a password (`password`, `current_password`, ...)."""
+    return field.endswith("password")
+
+
+def cross_site_refused(error: CrossSiteRequest) -> tuple[str, int]:
+    """The 403 of a request from another site's page, which sets no cookie."""
+    leave_the_cookie()
+    return error_page(error)
+
+
+def leave_the_cookie() -> None:
+    """Mark this response as one that sets no session cookie (`access.SessionCookies`):
+    it answers a request that is not this site's user's (sent from another site, or to
+    a host name that is not this app's), whose session it would otherwise replace."""
+    g.leave_the_cookie = True
+
+
+def leaves_the_cookie() -> bool:
+    """Whether `leave_the_cookie` marked this response."""
+    return bool(g.get("leave_the_cookie"))
+
+
 def csrf_token() -> str:
     """The session's CSRF token, created on first use."""
     token = session.get(CSRF_FIELD)
     if not token:
         token = session[CSRF_FIELD] = secrets.token_urlsafe(32)
     return token
+
+
+def same_origin_suffices(view: View) -> View:
+    """Mark a route a request may use without the CSRF token when the browser says it
+    was sent from this site (signing in and out: a page left open past its session
+    still signs in, or out)."""
+    view.same_origin_suffices = True  # type: ignore[attr-defined]
+    return view
+
+
+def sent_from() -> str:
+    """Where the browser says this request was sent from: `"same-origin"`, `"cross-site"`
+    (another site, or a sibling on the same site), or `"unknown"` (a client that says
+    nothing, or a user's own action such as a bookmark). `Sec-Fetch-Site` first, which
+    browsers set from the page's own origin; else `Origin`, compared with the `Host` (not
+    the scheme, which a proxy in front may change)."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site:
+        return {"same-origin": "same-origin", "none": "unknown"}.get(fetch_site, "cross-site")
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return "unknown"
+    # `null` (a sandboxed or privacy-hidden origin) has no host: never this site.
+    same = urlsplit(origin).netloc.lower() == request.host.lower()
+    return "same-origin" if same else "cross-site"
 
 
 def takes_imports(view: View) -> View:
@@ -149,12 +214,20 @@ def _read(stream: object, most: int) -> bytes:
 
 
 def check_csrf() -> None:
-    """Refuse a state-changing request whose token does not match the session's.
+    """Refuse a state-changing request sent from another site, or whose token does not
+    match the session's (unless its route is `@same_origin_suffices` and the browser says
+    it came from this site).
 
     A request no route takes (a 404, or a 405 for a method the route does not accept) is
     left for the router to answer: there is nothing to protect.
     """
     if request.method in SAFE_METHODS or request.routing_exception is not None:
+        return
+    origin = sent_from()
+    if origin == "cross-site":
+        raise CrossSiteRequest()
+    view = current_app.view_functions.get(request.endpoint or "")
+    if origin == "same-origin" and getattr(view, "same_origin_suffices", False):
         return
     expected = session.get(CSRF_FIELD)
     sent = request.headers.get(CSRF_HEADER)
@@ -225,6 +298,7 @@ def init_app(app: Flask) -> None:
     app.after_request(set_security_headers)
     app.register_error_handler(HTTPException, error_page)
     app.register_error_handler(CSRFError, csrf_failed)
+    app.register_error_handler(CrossSiteRequest, cross_site_refused)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["csrf_field"] = CSRF_FIELD
     app.jinja_env.globals["csrf_header"] = CSRF_HEADER
