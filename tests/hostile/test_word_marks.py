@@ -1,9 +1,10 @@
-"""Word marking is bounded by the words it hands difflib, not by the lines' length.
+"""Word marking is bounded by the steps of difflib's search, not by the lines' length.
 
-difflib weighs every word of one line against every word of the other: a 40 KB one-line
+difflib's search for matching words is cubic on lines whose words repeat: a 40 KB one-line
 message in the Diff tab took 128 s, two 20 KB saved versions made the History page take
-15 s. The tests count what word marking hands `SequenceMatcher` (the pairs of words it
-weighs, the product of the two sequences' lengths), never the time.
+15 s, and 500 `a` against 500 `b` (the spaces matching) take seconds. The tests count the
+steps word marking spends (`WordMarker.steps`), never the time; the shapes that are slow
+come out marked coarsely, which they would not if the count were skipped.
 """
 
 from __future__ import annotations
@@ -13,23 +14,27 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from webapp.web import word_marks
+from webapp.web import diffing, word_marks
 from webapp.web.diffing import diff_lines
-from webapp.web.word_marks import WORD_LINE_WORDS, WORD_WORK, word_parts
+from webapp.web.word_marks import WORD_LINE_WORDS, WORD_STEPS, WordMarker, word_parts
 
 
 @pytest.fixture
-def weighed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pairs of words each `SequenceMatcher` of word marking is given, in order."""
-    counts: list[int] = []
+def markers(monkeypatch: pytest.MonkeyPatch) -> list[WordMarker]:
+    """The word markers `diff_lines` makes, one a diff."""
+    made: list[WordMarker] = []
 
-    class Counted(SequenceMatcher):  # type: ignore[type-arg]
-        def set_seqs(self, a, b):  # type: ignore[no-untyped-def]
-            counts.append(len(a) * len(b))
-            super().set_seqs(a, b)
+    class Kept(WordMarker):
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
 
-    monkeypatch.setattr(word_marks, "SequenceMatcher", Counted)
-    return counts
+    monkeypatch.setattr(diffing, "WordMarker", Kept)
+    return made
+
+
+def _spent(marker: WordMarker) -> int:
+    return WORD_STEPS - marker.steps
 
 
 def _words(n: int, seed: int) -> str:
@@ -37,33 +42,50 @@ def _words(n: int, seed: int) -> str:
     return " ".join(rng.choice(["the", "a", "of", "x", "y", "z", "."]) for _ in range(n))
 
 
-def test_a_40_kb_line_rewritten_is_shown_changed_whole(weighed: list[int]) -> None:
-    # 40 KB each, 30,000 words (runs of spaces and punctuation count) alike in none.
-    old, new = f"start {_words(15_000, 1)} end", f"START {_words(15_000, 2).upper()} END"
+def _marked_lines(diff: diffing.Diff) -> int:
+    return sum(1 for hunk in diff.hunks for line in hunk.lines
+               if line.kind == "del" and any(changed for _, changed in line.parts))
+
+
+def test_a_40_kb_line_rewritten_is_shown_changed_whole(markers: list[WordMarker]) -> None:
+    # 36 KB each, 30,000 words (runs of spaces and punctuation count), much of them alike.
+    old, new = _words(15_000, 1), _words(15_000, 2)
     (hunk,) = diff_lines(old, new).hunks
     assert [line.parts for line in hunk.lines] == [((old, True),), ((new, True),)]
-    assert sum(weighed) == 0
+    (marker,) = markers
+    assert _spent(marker) <= WORD_STEPS
 
 
-def test_a_word_typed_into_a_40_kb_line_is_marked_alone(weighed: list[int]) -> None:
+def test_a_word_typed_into_a_40_kb_line_is_marked_alone() -> None:
     head, tail = _words(5_000, 3), _words(5_000, 4)
-    left, right = word_parts(f"{head} {tail}", f"{head} typed {tail}")
+    marker = WordMarker()
+    left, right = marker.parts(f"{head} {tail}", f"{head} typed {tail}")
     assert left == ((f"{head} {tail}", False),)
     assert right == ((f"{head} ", False), ("typed ", True), (tail, False))
-    assert sum(weighed) <= 4
+    assert _spent(marker) <= 4
 
 
-def test_two_20_kb_versions_of_many_lines_weigh_at_most_the_budget(weighed: list[int]) -> None:
-    # Lines of 900 words, each rewritten: each pair is marked word by word until the
-    # budget is spent, the rest shown removed and added.
+@pytest.mark.parametrize("old, new", [
+    ("a " * 500, "b " * 500),
+    ("a b c " * 166, "c b a " * 166),
+    ("".join((c + " ") * 10 for c in "ab" * 25), "".join((c + " ") * 9 for c in "ba" * 27)),
+], ids=["a against b", "abc against cba", "blocks"])
+def test_a_line_whose_search_is_cubic_is_stopped(old: str, new: str) -> None:
+    marker = WordMarker()
+    assert marker.parts(old, new) == (((old, True),), ((new, True),))
+    assert _spent(marker) == WORD_STEPS  # and the lines after it go unmarked
+    assert marker.parts("a b", "a c") is None
+
+
+def test_many_rewritten_lines_stop_being_marked_at_the_budget(
+        markers: list[WordMarker]) -> None:
+    # Two 20 KB versions of twenty lines of 900 words, each line rewritten.
     old = "\n".join(_words(450, seed) for seed in range(0, 40, 2))
     new = "\n".join(_words(450, seed) for seed in range(1, 40, 2))
     diff = diff_lines(old, new)
-    assert sum(weighed) <= WORD_WORK
-    assert len(weighed) == 2  # 900 words against 900, twice: the third would pass the budget
-    unmarked = [line for hunk in diff.hunks for line in hunk.lines
-                if line.kind == "del" and len(line.parts) == 1 and not line.parts[0][1]]
-    assert len(unmarked) == 20 - len(weighed)
+    (marker,) = markers
+    assert _spent(marker) <= WORD_STEPS
+    assert 0 < _marked_lines(diff) < 20
 
 
 @pytest.mark.parametrize("old, new", [
@@ -73,14 +95,14 @@ def test_two_20_kb_versions_of_many_lines_weigh_at_most_the_budget(weighed: list
     ("a " * 20_000, "a " * 19_999 + "b "),
     ("a" + " " * 40_000, "b" + " " * 40_000),
     ("é " * 20_000, "e " * 20_000),
+    ("\n".join(["a " * 500] * 100), "\n".join(["b " * 500] * 100)),
 ], ids=["swapped words", "punctuation", "one word", "one word changed at the end",
-        "spaces after a changed word", "accents"])
-def test_long_lines_weigh_no_more_than_a_line_may(weighed: list[int], old: str,
-                                                  new: str) -> None:
+        "spaces after a changed word", "accents", "a hundred cubic lines"])
+def test_long_lines_take_no_more_steps_than_a_diff_may(markers: list[WordMarker], old: str,
+                                                        new: str) -> None:
     for pair in ((old, new), (new, old), (old, old[:-1]), (old + new, new + old)):
-        word_parts(*pair)
         diff_lines(*pair)
-    assert all(n <= WORD_LINE_WORDS ** 2 for n in weighed)
+    assert markers and all(_spent(marker) <= WORD_STEPS for marker in markers)
 
 
 def _difflib_parts(old: str, new: str) -> tuple[tuple[str, bool], ...]:
@@ -97,9 +119,13 @@ def _difflib_parts(old: str, new: str) -> tuple[tuple[str, bool], ...]:
     return tuple(parts)
 
 
-def test_lines_within_the_bound_are_marked_as_difflib_marks_them() -> None:
+def test_ordinary_lines_are_marked_as_difflib_marks_them() -> None:
     rng = random.Random(5)
     for _ in range(300):
         old = _words(rng.randrange(1, 40), rng.randrange(10**6))
         new = _words(rng.randrange(1, 40), rng.randrange(10**6))
         assert word_parts(old, new)[1] == _difflib_parts(old, new)
+    paragraph = "The quick brown fox jumps over the lazy dog, then runs into the forest. " * 6
+    edited = paragraph.replace("fox", "cat", 3).replace("lazy", "sleepy", 2)
+    assert len(word_marks._WORDS.findall(paragraph)) < WORD_LINE_WORDS
+    assert word_parts(paragraph, edited)[1] == _difflib_parts(paragraph, edited)
