@@ -44,6 +44,8 @@ MAX_SKILL_FILE_SIZE = 1024 * 1024
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _ROLE_MARKER = re.compile(r"(?i)(system|user|assistant):\s*")
 _FENCE_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_NOT_NAME_RUN = re.compile(r"[^a-z0-9]+")
+_NOT_NAME_CHAR = re.compile(r"[^a-z0-9-]")
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 
 
@@ -62,7 +64,7 @@ def skill_name(d_tag: str) -> str:
     """The Agent Skills `name` for a `d_tag`: `Chat_Main` -> `chat-main`, `Café/2` -> `cafe-2`."""
     decomposed = unicodedata.normalize("NFKD", d_tag)
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    name = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")
+    name = _NOT_NAME_RUN.sub("-", plain).strip("-")
     return name[:NAME_MAX_LENGTH].rstrip("-") or "skill"
 
 
@@ -144,7 +146,7 @@ def name_problems(name: Any) -> list[str]:
     if _NAME.fullmatch(name):
         return []
     problems = []
-    if re.search(r"[^a-z0-9-]", name):
+    if _NOT_NAME_CHAR.search(name):
         problems.append("may only contain lowercase letters a-z, digits and hyphens")
     if name.startswith("-") or name.endswith("-"):
         problems.append("must not start or end with a hyphen")

@@ -157,8 +157,11 @@ def count_tokens(text: str) -> TokenCount:
 # The encoding first splits text with PAT_STR and never merges across those splits. After
 # a run of newlines comes a split unless the next character is whitespace (the run would go
 # on) or "/" (which `[\r\n/]*` takes along with the newlines): so the text may be cut there
-# and its pieces counted apart.
-_CUT = re.compile(r"\n\n+(?=[^\s/])")
+# and its pieces counted apart. The runs are found by a pattern that takes a whole run and
+# ends there, and the next character is looked at apart: with the condition in a lookahead
+# (`\n\n+(?=[^\s/])`), a run of newlines followed by a space would be retried from each of
+# its newlines, quadratic in the run (docs/performance.md, "Linear patterns").
+_NEWLINE_RUN = re.compile(r"\n\n+")
 
 #: Pieces up to this long have their counts remembered.
 CACHED_PIECE_CHARS = 8192
@@ -172,8 +175,14 @@ _counts: LRU[str, int] = LRU("token counts of pieces", 8_000_000,
 
 def pieces(text: str) -> list[str]:
     """`text` cut after its blank lines, where the token count of the parts adds up to the whole."""
-    cuts = [match.end() for match in _CUT.finditer(text)]
+    cuts = [match.end() for match in _NEWLINE_RUN.finditer(text)
+            if match.end() < len(text) and _split_before(text[match.end()])]
     return [text[start:stop] for start, stop in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _split_before(char: str) -> bool:
+    """Whether the encoding's split pattern ends a run of newlines before `char`."""
+    return not char.isspace() and char != "/"
 
 
 def _count_piece(piece: str) -> int:

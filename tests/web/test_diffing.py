@@ -9,7 +9,8 @@ from itertools import pairwise
 import pytest
 
 from webapp.web import diffing
-from webapp.web.diffing import diff_lines, line_opcodes, word_parts
+from webapp.web.diffing import diff_lines, line_opcodes
+from webapp.web.word_marks import word_parts
 
 
 @pytest.mark.parametrize("old, new, left, right", [

@@ -91,9 +91,12 @@ def load_bundle(source: str | os.PathLike[str] | dict[str, Any]) -> Workspace:
 ITEM_SECTIONS = ("skills", "tools", "variables", "scenarios")
 
 
+_FIELD_END = re.compile(r"[.\[]")
+
+
 def item_field(path: str) -> str:
     """The field of an item that a path relative to it is in: `triggers[2]` -> `triggers`."""
-    return re.split(r"[.\[]", path, maxsplit=1)[0] or path
+    return _FIELD_END.split(path, maxsplit=1)[0] or path
 
 
 def check_item(section: str, item: Any) -> list[Problem]:

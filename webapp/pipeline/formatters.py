@@ -82,6 +82,7 @@ def format_value(name: str, value: Any, options: FormatOptions) -> str:
 
 
 _LEADING_SPACE = re.compile(r"[ \t\n\r]*").match
+_BACKTICK_RUN = re.compile("`+")
 
 
 def coerce_json(value: Any) -> Any:
@@ -179,7 +180,7 @@ def format_inline_code(value: Any, options: FormatOptions) -> str:
     text = " ".join(format_text(value, options).splitlines())
     if not text:
         return ""
-    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    fence = "`" * (max(map(len, _BACKTICK_RUN.findall(text)), default=0) + 1)
     # CommonMark strips one space from each end of a span that begins and ends with a
     # space, and a backtick at either end would merge with the fence: pad with a space.
     if text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip(" ")):

@@ -215,8 +215,13 @@ def dumps_json(value: Any, **options: Any) -> str:
     text = json.dumps(value, default=default, **options)
     if not numbers:
         return text
-    # A key is a str, never a JsonNumber, so every token sits where a value does.
-    return re.sub(f'"{token}:([0-9]+)"', lambda m: numbers[int(m[1])], text)
+    # A key is a str, never a JsonNumber, so every token sits where a value does; a string
+    # of the same shape with another token is left as it is.
+    return _NUMBER_TOKEN.sub(lambda m: numbers[int(m[2])] if m[1] == token else m[0], text)
+
+
+# A quoted token written for a `JsonNumber` by `dumps_json`: the token, then the number's index.
+_NUMBER_TOKEN = re.compile(r'"([0-9a-f]{16}):([0-9]+)"')
 
 
 def _position(text: str, line: int, column: int) -> int:

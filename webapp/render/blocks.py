@@ -38,14 +38,19 @@ adversarial cases and for generated markdown; they are what a library upgrade mu
 from __future__ import annotations
 
 import re
+import string
 
 from webapp.lru import LRU
 
 #: How many characters (of text and of HTML) each block cache may hold: a few large documents.
 CACHE_CHARS = 32_000_000
 
-# A blank line and, after it, a line that may start a block.
-_GAP = re.compile(r"\n\n+(?=[A-Za-z#])")
+# A blank line: a run of newlines, taken whole. Whether the line after it may start a
+# block is asked apart (`_STARTS_BLOCK`): in a lookahead (`\n\n+(?=[A-Za-z#])`) it would
+# retry the run from each of its newlines when it may not, quadratic in the run.
+_NEWLINE_RUN = re.compile(r"\n\n+")
+#: The characters a line may start with to begin a block after a blank line.
+_STARTS_BLOCK = frozenset(string.ascii_letters + "#")
 _CLEAN_OPENING = re.compile(r"(```|~~~)[A-Za-z0-9_-]*\n")
 _UNDERLINE = re.compile(r"[=-]+(?:\n|\Z)")
 # Characters whose text is one block: line breaks other than "\n", the BOM, C0 controls.
@@ -76,10 +81,12 @@ def _cuts(text: str, html: bool) -> list[int]:
         stop = min(stop, _first_markup(text, _Spans(fences)))
     in_fence, in_brackets = _Spans(fences), _Spans(brackets)
     cuts = []
-    for gap in _GAP.finditer(text):
+    for gap in _NEWLINE_RUN.finditer(text):
         cut = gap.end()
         if cut > stop:
             break
+        if cut == len(text) or text[cut] not in _STARTS_BLOCK:
+            continue
         if in_fence.at(cut) or in_brackets.at(cut):
             continue
         if not cuts and (gap.start() == 0 or text[:gap.start()].isspace()):

@@ -1,14 +1,14 @@
 """Line diffs with the changed words marked, as plain data a template lays out.
 
 `diff_lines(old, new)` returns hunks of unified-diff lines; each line is a list of
-`(text, changed)` parts, so a template can wrap changed words in `<mark>`-like spans
-without any HTML being built here. The same hunks give side-by-side rows.
+`(text, changed)` parts (the changed words marked by `word_marks`), so a template can wrap
+changed words in `<mark>`-like spans without any HTML being built here. The same hunks give
+side-by-side rows.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
@@ -18,12 +18,10 @@ from itertools import zip_longest
 
 from webapp import bounded
 
+from .word_marks import Parts, WordMarker
+
 #: Lines of unchanged context around each change, as `diff -u` shows.
 CONTEXT_LINES = 3
-#: Replaced lines whose changed words are marked, per diff: the first this many pairs
-#: (each costs a word-level `SequenceMatcher`; a third of a megabyte of short lines all
-#: replaced took four seconds); the pairs past them are shown as removed and added lines.
-WORD_PAIRS = 1_000
 #: Rows a diff's table shows (`Diff.cut`), the rest counted in a note: a page of a
 #: preview, a conflict or a history shows what a person reads, not a whole megabyte of
 #: lines as hundreds of megabytes of HTML.
@@ -33,10 +31,6 @@ SHOWN_ROWS = 2_000
 ROUGH_NOTICE = ("Compared roughly: finding the changed lines took too long, so everything "
                 "between the first and the last changed line is shown as one change.")
 
-# Words, runs of whitespace and single punctuation marks: the units emphasis works on.
-_WORDS = re.compile(r"\w+|\s+|[^\w\s]")
-
-Parts = tuple[tuple[str, bool], ...]
 #: A difflib opcode: tag, then the `a` and `b` slices it covers.
 Opcode = tuple[str, int, int, int, int]
 
@@ -116,31 +110,6 @@ class Diff:
         return shown, hidden
 
 
-def word_parts(old: str, new: str) -> tuple[Parts, Parts]:
-    """Split two versions of a line into parts, marking the words that differ."""
-    a, b = _WORDS.findall(old), _WORDS.findall(new)
-    left: list[tuple[str, bool]] = []
-    right: list[tuple[str, bool]] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        changed = tag != "equal"
-        if i2 > i1:
-            left.append(("".join(a[i1:i2]), changed))
-        if j2 > j1:
-            right.append(("".join(b[j1:j2]), changed))
-    return _merge(left), _merge(right)
-
-
-def _merge(parts: list[tuple[str, bool]]) -> Parts:
-    """Join neighbouring parts with the same emphasis, so the markup stays small."""
-    merged: list[tuple[str, bool]] = []
-    for text, changed in parts:
-        if merged and merged[-1][1] == changed:
-            merged[-1] = (merged[-1][0] + text, changed)
-        else:
-            merged.append((text, changed))
-    return tuple(merged)
-
-
 def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
                limit: int | None = None) -> Diff:
     """Diff `old` against `new` line by line, with word emphasis inside replaced lines,
@@ -174,14 +143,15 @@ def rough_diff(old: str, new: str, context: int = CONTEXT_LINES,
     codes: list[Opcode] = [("equal", 0, start, 0, start), (middle, start, ahi, start, bhi),
                            ("equal", ahi, len(a), bhi, len(b))]
     codes = [code for code in codes if code[2] > code[1] or code[4] > code[3]]
-    diff = exact_diff(old, new, context, limit, opcodes=codes, words=0)
+    diff = exact_diff(old, new, context, limit, opcodes=codes, words=False)
     return dataclasses.replace(diff, rough=True)
 
 
 def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | None = None,
-               opcodes: list[Opcode] | None = None, words: int = WORD_PAIRS) -> Diff:
-    """Diff `old` against `new` line by line, with word emphasis inside replaced lines (in
-    the first `words` pairs), in this process however long it takes.
+               opcodes: list[Opcode] | None = None, words: bool = True) -> Diff:
+    """Diff `old` against `new` line by line, with word emphasis inside replaced lines
+    unless not `words` (within `word_marks`' bounds), in this process; `opcodes` are the
+    line opcodes if already known.
 
     With a `limit`, lines past that many unified lines are counted, not made
     (`Diff.unmade_lines`, `unmade_rows`): all a page that shows `SHOWN_ROWS` needs, when a
@@ -193,6 +163,7 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
     room = len(a) + len(b) if limit is None else limit  # unified lines still to make
     if opcodes is None:
         opcodes = line_opcodes(a, b)
+    marker = WordMarker() if words else None
     for group in _grouped(opcodes, context):
         if room <= 0:
             unmade_lines, unmade_rows = unmade_lines + 1, unmade_rows + 1  # its header
@@ -216,9 +187,10 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
             dels, adds = [], []
             for k, (old_line, new_line) in enumerate(zip_longest(a[i1:i1 + ka],
                                                                  b[j1:j1 + kb])):
-                if old_line is not None and new_line is not None and words > 0:
-                    words -= 1
-                    old_parts, new_parts = word_parts(old_line, new_line)
+                marked = (marker.parts(old_line, new_line) if marker is not None
+                          and old_line is not None and new_line is not None else None)
+                if marked is not None:
+                    old_parts, new_parts = marked
                 else:
                     old_parts = ((old_line, False),) if old_line is not None else ()
                     new_parts = ((new_line, False),) if new_line is not None else ()
