@@ -209,10 +209,18 @@ def order_field(data: Mapping[str, Any], *, from_form: bool) -> Any:
     return data.get("order")
 
 
+#: The longest message override a link carries: a link's address is part of a request line,
+#: which gunicorn caps at 4,094 bytes, and a page repeats it in every fold and panel link.
+#: A longer message stays in the editor's form, which its folds are posted with.
+LINK_MESSAGE_CHARS = 1_000
+
+
 def choice_args(choice: Choice, workspace: Workspace) -> dict[str, str]:
-    """The picker as URL query arguments, leaving out what equals the defaults."""
+    """The picker as URL query arguments, leaving out what equals the defaults and a
+    message longer than `LINK_MESSAGE_CHARS`."""
+    message = choice.message if len(choice.message or "") <= LINK_MESSAGE_CHARS else None
     args = {"scenario": choice.scenario, "trigger": choice.trigger,
-            "message": choice.message, "provider": choice.provider}
+            "message": message, "provider": choice.provider}
     if workspace.scenarios and choice.scenario == workspace.scenarios[0].name:
         args["scenario"] = None
     return {key: value for key, value in args.items() if value}
