@@ -4,12 +4,13 @@ Python-Markdown, pygments and difflib are quadratic, or worse, on some text, and
 holds the GIL while it runs: one request working on a hostile skill would stop every other
 request of its process. The render guard's estimate (`webapp.render.guard`) turns away
 the shapes it knows, cheaply; this module is what keeps the server up for the shapes it
-does not. The work runs in a worker process; a worker still busy when the deadline passes
-is killed (SIGKILL) and replaced, and the caller is told which items were not done, to show
-them escaped instead. The waiting thread sleeps in `poll`, so the process's other requests
-run meanwhile.
+does not. The work runs in a worker process; a worker that overruns is killed (SIGKILL)
+and replaced, and the caller is told which items were not done, to show them escaped
+instead. The waiting thread sleeps in `poll`, so the process's other requests run meanwhile.
 
-**Deadlines** (seconds of wall time a caller waits, per call; see `DEADLINES`):
+**Deadlines** are seconds of the worker's CPU time (read from `/proc`), so a loaded machine,
+where a worker waits for a core, does not make ordinary text overrun; and the caller waits
+`WALL_FACTOR` times as long at most, whatever the load. Per call (`DEADLINES`):
 
 - `markdown` 1.0: rendering markdown to HTML;
 - `highlight` 1.0: highlighting markdown source and JSON;
@@ -38,6 +39,7 @@ import atexit
 import contextvars
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -53,6 +55,9 @@ V = TypeVar("V")
 DEADLINES: Final = {"markdown": 1.0, "highlight": 1.0, "diff": 1.0}
 #: Seconds all the bounded work of one request may take together, unless the app says.
 REQUEST_SECONDS: Final = 1.5
+#: How many times its CPU seconds a piece of work is waited for, at most, on a loaded
+#: machine (where a worker waits for a core).
+WALL_FACTOR: Final = 3
 #: Workers a process may run at once; a call that finds them all busy waits for one.
 MOST_WORKERS: Final = 4
 #: Seconds a new worker may take to start (a loaded machine forking the server).
@@ -94,19 +99,28 @@ class Stats:
 
 _log = logging.getLogger(__name__)
 
-_request_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "bounded_request_deadline", default=None)
+@dataclass
+class _Budget:
+    """What is left of a request's budget: seconds of worker CPU time, and the wall-clock
+    moment past which no work of the request waits."""
+
+    cpu: float
+    wall_end: float
+
+
+_request: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
+    "bounded_request_budget", default=None)
 
 
 def request_budget(seconds: float = REQUEST_SECONDS) -> contextvars.Token:
-    """Start the current request's budget of `seconds` for all its bounded work; returns the
-    token `end_request` takes."""
-    return _request_deadline.set(time.monotonic() + seconds)
+    """Start the current request's budget of `seconds` of worker time for all its bounded
+    work (and `WALL_FACTOR` times that of waiting); returns the token `end_request` takes."""
+    return _request.set(_Budget(seconds, time.monotonic() + WALL_FACTOR * seconds))
 
 
 def end_request(token: contextvars.Token) -> None:
     """End the budget `request_budget` started."""
-    _request_deadline.reset(token)
+    _request.reset(token)
 
 
 def run(kind: str, fn: Callable[[Any], Any], items: Sequence[Any]) -> Outcome:
@@ -118,14 +132,18 @@ def run(kind: str, fn: Callable[[Any], Any], items: Sequence[Any]) -> Outcome:
     """
     if not items:
         return Outcome([])
-    deadline = time.monotonic() + DEADLINES[kind]
-    request_deadline = _request_deadline.get()
-    if request_deadline is not None:
-        deadline = min(deadline, request_deadline)
     _POOL.note(kind, len(items))
-    if deadline <= time.monotonic():
+    cpu = DEADLINES[kind]
+    wall_end = time.monotonic() + WALL_FACTOR * cpu
+    budget = _request.get()
+    if budget is not None:
+        cpu, wall_end = min(cpu, budget.cpu), min(wall_end, budget.wall_end)
+    if cpu <= 0 or wall_end <= time.monotonic():
         return Outcome([OVERRUN] * len(items))
-    return _POOL.run(fn, items, deadline)
+    outcome, spent = _POOL.run(fn, items, cpu, wall_end)
+    if budget is not None:
+        budget.cpu -= spent
+    return outcome
 
 
 def map_cached(kind: str, compute: Callable[[str], V], texts: list[str], cache: LRU[str, V],
@@ -176,6 +194,40 @@ def _serve(conn: Connection) -> None:
                 break
 
 
+#: The shortest wait between two readings of a worker's CPU time (the kernel counts it in
+#: ticks of 10 ms).
+_TICK_SECONDS = 0.01
+
+
+class _CpuClock:
+    """The CPU time a worker process has used since this clock was made, read from
+    `/proc/<pid>/stat` (user and system time, in clock ticks); where there is no `/proc`,
+    the wall time since (a loaded machine then counts against the work)."""
+
+    _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def __init__(self, pid: int | None) -> None:
+        self._stat = f"/proc/{pid}/stat"
+        self._wall = time.monotonic()
+        self._start = self._read()
+
+    def _read(self) -> float | None:
+        try:
+            with open(self._stat, "rb") as stat:
+                # The fields after the command's closing parenthesis; utime and stime are
+                # the 14th and 15th of the line, the 12th and 13th after it.
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self._TICK
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def used(self) -> float:
+        now = self._read()
+        if now is None or self._start is None:
+            return time.monotonic() - self._wall
+        return now - self._start
+
+
 class _Worker:
     def __init__(self, context: Any) -> None:
         self.conn, child = context.Pipe()
@@ -215,18 +267,27 @@ class _Pool:
         with self._lock:
             return Stats(**{**self._stats.__dict__, "kinds": dict(self._stats.kinds)})
 
-    def run(self, fn: Callable[[Any], Any], items: Sequence[Any], deadline: float) -> Outcome:
-        worker, starting = self._checkout(deadline)
-        deadline += starting  # a worker's start is not the work's
+    def run(self, fn: Callable[[Any], Any], items: Sequence[Any], cpu: float,
+            wall_end: float) -> tuple[Outcome, float]:
+        """The outcome of `fn` on `items` in one worker, which may use `cpu` seconds of CPU
+        time and is waited for until `wall_end` at most; and the CPU seconds it used."""
+        worker, starting = self._checkout(wall_end)
+        wall_end += starting  # a worker's start is not the work's
         if worker is None:  # every worker stayed busy until the deadline
-            return Outcome([OVERRUN] * len(items))
+            return Outcome([OVERRUN] * len(items)), 0.0
         results: list[Any] = []
         healthy = False
+        clock = _CpuClock(worker.process.pid)
         try:
             worker.conn.send((fn, list(items)))
-            for _ in items:
-                if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
+            while len(results) < len(items):
+                # The worker cannot use more CPU time than wall time passes: waiting for
+                # what its CPU budget has left never lets it overrun by more than a tick.
+                wait = min(cpu - clock.used(), wall_end - time.monotonic())
+                if wait <= 0:
                     break
+                if not worker.conn.poll(max(wait, _TICK_SECONDS)):
+                    continue  # a loaded machine: the worker waited, its CPU time is checked
                 ok, value = worker.conn.recv()
                 if not ok:
                     healthy = True  # it stopped the batch itself and waits for the next
@@ -235,9 +296,10 @@ class _Pool:
             else:
                 healthy = True
         finally:
+            spent = clock.used()
             self._checkin(worker, healthy)
         culprit = len(results) if len(results) < len(items) else None
-        return Outcome(results + [OVERRUN] * (len(items) - len(results)), culprit)
+        return Outcome(results + [OVERRUN] * (len(items) - len(results)), culprit), spent
 
     def _checkout(self, deadline: float) -> tuple[_Worker | None, float]:
         """An idle worker, else a new one if there is room, else the first one freed before

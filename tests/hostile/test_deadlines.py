@@ -41,6 +41,12 @@ def _forever(item: str) -> str:
     return item.upper()
 
 
+def _waits(seconds: float) -> float:
+    """Work that waits without using the CPU, as a worker does when the machine is loaded."""
+    time.sleep(seconds)
+    return seconds
+
+
 def _fails(item: str) -> str:
     raise ValueError(f"bad item {item}")
 
@@ -54,6 +60,18 @@ def test_an_overrunning_item_is_killed_and_the_items_before_it_kept(monkeypatch)
     assert bounded.stats().killed == killed + 1
     # The pool replaced the worker: the next call is served.
     assert bounded.run("markdown", _forever, ["d"]).results == ["D"]
+
+
+def test_a_worker_that_waits_is_judged_by_its_cpu_time_up_to_the_wall_cap(monkeypatch):
+    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.3)
+    killed = bounded.stats().killed
+    # Twice the deadline of waiting, little CPU time: done, not killed.
+    assert bounded.run("markdown", _waits, [0.6]).results == [0.6]
+    assert bounded.stats().killed == killed
+    # Past WALL_FACTOR times the deadline of waiting: killed all the same.
+    assert bounded.WALL_FACTOR * 0.3 < 2.0
+    assert bounded.run("markdown", _waits, [2.0]).results == [bounded.OVERRUN]
+    assert bounded.stats().killed == killed + 1
 
 
 def test_an_exception_in_the_work_is_raised_in_the_caller_and_the_worker_kept():
