@@ -109,3 +109,26 @@ def test_a_skill_md_is_read_by_the_rule(app, client, simon, csrf, typed, kept):
 def test_a_skill_md_saved_with_lone_crs_is_read():
     text = "---\rname: chat\rdescription: Chat\r---\r\rline one\rline two\r"
     assert load_skill_md(text).content == "line one\nline two\n"
+
+
+# -- the d_tag's one rule and message, on every path that names a skill
+
+
+D_TAG_MESSAGE = "a d_tag must not contain whitespace or braces: &#39;two words&#39;"
+
+
+def test_a_d_tag_is_refused_with_one_message_everywhere(client, simon, csrf, skill_form, saved):
+    checked = client.post("/agents/Simon/new-skill/check", headers=HTMX,
+                          data={"csrf_token": csrf, "d_tag": "two words"})
+    created = client.post("/agents/Simon/new-skill", data={"csrf_token": csrf,
+                                                          "d_tag": "two words"})
+    renamed = client.post(EDITOR, data=skill_form("x", d_tag="two words"))
+    assert (checked.status_code, created.status_code, renamed.status_code) == (200, 422, 422)
+    for response in (checked, created, renamed):
+        assert D_TAG_MESSAGE in response.get_data(as_text=True)
+    assert saved("Simon", "chat").version == 1
+
+
+def test_a_skill_md_enabled_flag_is_read_by_the_flag_words():
+    text = "---\nname: chat\ndescription: Chat\nmetadata:\n  enabled: 'Off'\n---\n\nbody\n"
+    assert load_skill_md(text).enabled is False
