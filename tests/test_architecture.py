@@ -149,3 +149,96 @@ def test_no_module_is_over_the_size_limit():
 
 def test_no_benchmark_code_in_the_package():
     assert [name for name in MODULES if "bench" in name.rpartition(".")[2]] == []
+
+
+# -- each rule has one owner: a second definition of it anywhere in the package fails
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items()}
+
+
+TREES = _trees()
+
+
+def _strings(node: ast.AST) -> list[str] | None:
+    """The items of a literal tuple, list or set when all are strings, or the keys of a
+    literal table (a dict of constants, as `{"error": 0, ...}`)."""
+    items = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", None)
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) or not items:
+        return None
+    if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant) for v in node.values):
+        return None  # a dict of computed values names the severities, it orders nothing
+    if all(isinstance(item, ast.Constant) and isinstance(item.value, str) for item in items):
+        return [item.value for item in items]  # type: ignore[union-attr]
+    return None
+
+
+def _where(found: ast.AST, name: str) -> str:
+    return f"{name}:{getattr(found, 'lineno', 0)}"
+
+
+def _literal_collections(test: object) -> list[str]:
+    """Where a literal collection of strings passing `test` is written."""
+    return [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)
+            if (items := _strings(node)) is not None and test(set(items))]  # type: ignore[operator]
+
+
+def _the_one(owner: str, places: list[str]) -> None:
+    assert len(places) == 1 and places[0].startswith(f"{owner}:"), places
+
+
+def test_the_line_end_rule_has_one_owner():
+    """Only `lf_line_ends` replaces a CR: no other module rewrites line ends its own way."""
+    places = [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "replace" and node.args
+              and isinstance(node.args[0], ast.Constant) and "\r" in str(node.args[0].value)]
+    assert {place.partition(":")[0] for place in places} == {"webapp.pipeline.typed"}, places
+
+
+def test_the_severity_order_has_one_owner():
+    """The three severities are listed once, worst first (`SEVERITIES`); everything that
+    orders or counts them reads that."""
+    _the_one("webapp.pipeline.result",
+             _literal_collections(lambda items: items == {"error", "warning", "info"}))
+
+
+def test_the_flag_words_have_one_owner():
+    """The words for yes and for no are written once (`TRUE_WORDS`, `FALSE_WORDS`)."""
+    _the_one("webapp.pipeline.typed", _literal_collections(lambda items: {"true", "yes"} <= items))
+    _the_one("webapp.pipeline.typed", _literal_collections(lambda items: {"false", "no"} <= items))
+
+
+def test_the_name_token_message_has_one_owner():
+    """A d_tag (or any `{{name}}`) with a space or a brace is refused in one place, with one
+    message: the form, the imports and the store all report the bundle's."""
+    places = [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)
+              if isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and "must not contain whitespace or braces" in node.value]
+    _the_one("webapp.pipeline.bundle", places)
+
+
+def _caches() -> set[str]:
+    """The names of the package's caches: each `LRU("name", ...)` and each `@memo` function."""
+    found = set()
+    for tree in TREES.values():
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "LRU" and isinstance(node.args[0], ast.Constant)):
+                found.add(node.args[0].value)
+            elif isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and getattr(d.func, "id", None) == "memo"
+                    for d in node.decorator_list):
+                found.add(node.name)
+    return found
+
+
+def test_every_cache_is_in_the_architecture_table():
+    """docs/architecture.md lists every cache (name, class, bound, why), and no other."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.partition("\n## Caches\n")[2].partition("\n## ")[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith(("| name", "|---"))}
+    caches = _caches()
+    assert len(caches) >= 12 and rows == caches

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webapp.pipeline import Skill
+from webapp.pipeline import Skill, lf_line_ends
 from webapp.skillmd import (
     SkillMdError,
     description_of,
@@ -157,7 +157,7 @@ def test_round_trip_keeps_every_field():
 @given(
     d_tag=st.text(min_size=1).filter(lambda t: not any(c.isspace() or c in "{}" for c in t)
                                      and t.strip()),
-    content=st.text(),
+    content=st.text().map(lf_line_ends),  # as every stored skill's content is
     name=st.text(),
     layer=st.sampled_from([1, 2]),
     triggers=st.lists(st.text(min_size=1).filter(lambda t: "," not in t and t.strip() == t

@@ -12,6 +12,7 @@ from webapp.pipeline import (
     Context,
     Workspace,
     assemble,
+    count_severities,
     dumps_json,
     json_to_markdown,
     load_bundle,
@@ -143,8 +144,7 @@ def check(bundle, agent, database_url) -> None:
         # The context window is a budget too (webapp.budget): over it is an error.
         verdict = budget_problem(budget_of(context.document, workspace.agent))
         problems = [*context.diagnostics, *([verdict] if verdict else [])]
-        counts = {severity: sum(d.severity == severity for d in problems)
-                  for severity in ("error", "warning", "info")}
+        counts = count_severities(problems)
         click.echo(f"{label}, trigger {trigger!r}: {counts['error']} errors, "
                    f"{counts['warning']} warnings, {counts['info']} infos")
         for diagnostic in problems:

@@ -1,4 +1,8 @@
-"""One bounded least-recently-used cache class for every cache outside the pipeline.
+"""The bounded least-recently-used cache class of every cache outside the pipeline.
+
+The pipeline's memos are `webapp.pipeline.memo.Memo` instead: the pipeline imports nothing
+outside itself. Every cache of both classes is listed, with its bound and its reason, in
+docs/architecture.md ("Caches").
 
 A cache is an object with a name and a documented bound, keyed on everything its value
 depends on, so a stale value cannot be returned by construction. The bound is a total

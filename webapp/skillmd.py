@@ -12,7 +12,8 @@ format asks for two frontmatter fields, and this module maps a skill onto them:
   derived, which stores none: a round trip is exact either way.
 - `metadata` (a map of strings) keeps what the format has no field for, so nothing is
   lost: `d_tag`, `display_name`, `layer`, `triggers` (comma-separated) and `enabled`.
-- The body is the skill's content verbatim, after one blank line.
+- The body is the skill's content verbatim, after one blank line; read back, its line
+  ends are LF whatever system saved the file (`lf_line_ends`, as on every path).
 
 Reading accepts a `SKILL.md` written by anything else too: without `metadata`, the
 `name` becomes the `d_tag` and the display name, and the skill is a layer-1 skill with
@@ -33,7 +34,15 @@ from typing import Any
 
 import yaml
 
-from webapp.pipeline import Skill, check_item, excerpt, item_field, load_yaml
+from webapp.pipeline import (
+    Skill,
+    check_item,
+    excerpt,
+    flag_word,
+    item_field,
+    lf_line_ends,
+    load_yaml,
+)
 
 SKILL_FILE = "SKILL.md"
 NAME_MAX_LENGTH = 64
@@ -46,7 +55,6 @@ _ROLE_MARKER = re.compile(r"(?i)(system|user|assistant):\s*")
 _FENCE_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _NOT_NAME_RUN = re.compile(r"[^a-z0-9]+")
 _NOT_NAME_CHAR = re.compile(r"[^a-z0-9-]")
-_TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 
 
 class SkillMdError(ValueError):
@@ -162,9 +170,8 @@ def load_skill_md(text: str, *, folder: str | None = None) -> Skill:
         SkillMdError: every problem found, each as `(field, reason)`; a YAML syntax
             error names its line and column in the file.
     """
-    text = text.removeprefix("\ufeff")
-    if text.startswith("---\r\n"):  # saved with Windows line ends: all of it, body too
-        text = text.replace("\r\n", "\n")
+    # Saved on any system: the one line-end rule, for the frontmatter and the body alike.
+    text = lf_line_ends(text.removeprefix("\ufeff"))
     front, body = _split(text)
     data = _parse_frontmatter(front)
     problems: list[tuple[str, str]] = []
@@ -258,8 +265,8 @@ def _skill_fields(metadata: Mapping[str, Any], name: str
         problems.append(("metadata.triggers", "must be trigger names separated by commas"))
         triggers = []
     enabled: Any = metadata.get("enabled", True)
-    if isinstance(enabled, str) and enabled.strip().lower() in _TRUE | _FALSE:
-        enabled = enabled.strip().lower() in _TRUE
+    if isinstance(enabled, str) and flag_word(enabled) is not None:
+        enabled = flag_word(enabled)
     elif not isinstance(enabled, bool):
         problems.append(("metadata.enabled", f"must be true or false, not {excerpt(enabled)}"))
         enabled = True

@@ -46,7 +46,17 @@ from .json_markdown import json_to_markdown
 from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
 from .names import ResolvableName, Vocabulary, resolvable_names
 from .origins import Origins, first_line_of, line_runs
-from .result import Context, Diagnostic, Origin, SkillTrace, Stage
+from .result import (
+    SEVERITIES,
+    Context,
+    Diagnostic,
+    Origin,
+    SkillTrace,
+    Stage,
+    count_severities,
+    severity_rank,
+)
+from .typed import FALSE_WORDS, TRUE_WORDS, flag_word, lf_line_ends
 from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
 from .usage import (
     BindingUse,
@@ -112,6 +122,7 @@ __all__ = [
     "Origins",
     "PreviewTarget",
     "Problem",
+    "SEVERITIES",
     "Scenario",
     "SectionUse",
     "Skill",
@@ -119,6 +130,8 @@ __all__ = [
     "SkillUse",
     "SkillTrace",
     "Stage",
+    "TRUE_WORDS",
+    "FALSE_WORDS",
     "Tool",
     "ToolResult",
     "Unknown",
@@ -137,15 +150,18 @@ __all__ = [
     "expansion_budget",
     "limit_problems",
     "dump_scenario",
+    "count_severities",
     "dump_skill",
     "dump_tool",
     "dump_variable",
     "dumps_json",
     "find_skills",
     "first_line_of",
+    "flag_word",
     "format_log_entry",
     "item_field",
     "json_to_markdown",
+    "lf_line_ends",
     "line_runs",
     "load_yaml",
     "loads_json",
@@ -163,6 +179,7 @@ __all__ = [
     "rename_template_tool",
     "renamed_uses",
     "resolvable_names",
+    "severity_rank",
     "skill_names",
     "tool_uses",
     "unknown_names",

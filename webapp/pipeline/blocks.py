@@ -17,6 +17,7 @@ from .placeholders import Placeholder, placeholder_counts
 from .result import Origin
 from .roles import FenceTracker, marker_role, may_hold_marker
 from .sections import TEMPLATE_MARKER, split_template
+from .typed import lf_line_ends
 
 Line = tuple[str, Origin]
 
@@ -167,8 +168,7 @@ def _parsed_weight(args: tuple[Hashable, ...], parsed: ParsedSkill) -> int:
 @memo(max_bytes=PARSE_SKILL_BYTES, weight=_parsed_weight)
 def parse_skill(d_tag: str, content: str) -> ParsedSkill:
     """Split a skill's content into its body, its role ranges and its template part."""
-    text = content.replace("\r\n", "\n") if "\r" in content else content
-    text = text.removesuffix("\n")
+    text = lf_line_ends(content).removesuffix("\n")
     cut = split_template(text.split("\n")) if TEMPLATE_MARKER in text else -1
     if cut < 0:
         body, template_text, template_line = text, None, 0

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import quote, unquote
 
+from .result import SEVERITIES
 from .workspace import ROLES
 
 _PREFIX = "<!-- context-log: "
@@ -55,7 +56,7 @@ def format_log_entry(document: str, *, agent: str, scenario: str | None, trigger
     document verbatim."""
     stamp = (time or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     problems = ", ".join(f"{counts.get(k, 0)} {k}{'s' * (counts.get(k, 0) != 1)}"
-                         for k in ("error", "warning", "info"))
+                         for k in SEVERITIES)
     layout = " ".join(f"{_encode(m['role'])}:{m['content'].count(chr(10)) + 1}"
                       for m in messages)
     fields = [stamp, f"agent {_encode(agent)}",
@@ -138,6 +139,6 @@ def _read_entry(lines: list[str], index: int) -> tuple[LogEntry, int]:
     return LogEntry(time=stamp, agent=unquote(agent.removeprefix("agent ")),
                     scenario=None if name == "(ad hoc)" else unquote(name),
                     trigger=unquote(trigger.removeprefix("trigger ")),
-                    counts=dict(zip(("error", "warning", "info"), map(int, counts.groups()),
+                    counts=dict(zip(SEVERITIES, map(int, counts.groups()),
                                     strict=True)),
                     messages=messages), index

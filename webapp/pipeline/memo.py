@@ -1,4 +1,8 @@
-"""The pipeline's one memo class: a pure function's results kept within a byte budget.
+"""The memo class of the pipeline's pure functions: their results kept within a byte budget.
+
+Everything outside the pipeline caches with `webapp.lru.LRU`; the pipeline keeps this
+class of its own because it imports nothing outside itself. Every memo and cache is
+listed, with its bound and its reason, in docs/architecture.md ("Caches").
 
 `parse_skill`, `run_plain_skill` and `parse_template` are pure functions of hashable
 arguments, so a memo keyed on the argument tuple cannot return a stale value. What it
@@ -10,7 +14,7 @@ of the bytes the entry keeps alive (see `str_bytes` and friends).
 
 A server previews several agents in turn. With a plain least-recently-used order, one
 preview of another large agent walks through the memo and pushes out every skill of
-the agent being edited (measured before this memo: 20 to 30 times the warm cost per
+the agent being edited (measured with a plain order: 20 to 30 times the warm cost per
 skill). So the memo is segmented (SLRU): a new entry goes into a probation segment, and
 only an entry used a second time moves into the protected segment, which holds up to
 `protected` of the budget. A preview of another agent, seen once, fills probation and

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+#: The severities of a diagnostic, worst first: the one order every list, count and
+#: summary of problems follows (the preview, the log entry, the CLI).
 SEVERITIES = ("error", "warning", "info")
+
+
+def severity_rank(severity: str) -> int:
+    """Where `severity` sorts among `SEVERITIES`, worst first; an unknown one last."""
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
+def count_severities(diagnostics: Iterable[Diagnostic]) -> dict[str, int]:
+    """How many of `diagnostics` have each severity, every one of `SEVERITIES` a key."""
+    counts = dict.fromkeys(SEVERITIES, 0)
+    for diagnostic in diagnostics:
+        counts[diagnostic.severity] += 1
+    return counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,10 +167,7 @@ class Context:
 
     def counts(self) -> dict[str, int]:
         """The number of diagnostics of each severity."""
-        counts = dict.fromkeys(SEVERITIES, 0)
-        for diagnostic in self.diagnostics:
-            counts[diagnostic.severity] += 1
-        return counts
+        return count_severities(self.diagnostics)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape the CLI prints: document, messages, diagnostics, provenance."""

@@ -103,8 +103,8 @@ from .rules import (
     agent_name_problem,
     bundle_problems,
     item_problems,
-    normalize_text,
     parse_integer,
+    skill_d_tag_problem,
     surrogate_path,
 )
 from .skills import (
@@ -215,7 +215,6 @@ __all__ = [
     "list_variables",
     "load_workspace",
     "log_context",
-    "normalize_text",
     "parse_integer",
     "surrogate_path",
     "last_known",
@@ -228,6 +227,7 @@ __all__ = [
     "restore_skill",
     "save_skill",
     "set_skill_enabled",
+    "skill_d_tag_problem",
     "skill_of",
     "update_agent",
     "update_scenario",

@@ -30,6 +30,7 @@ from webapp.pipeline import (
     bundle_text,
     dump_bundle,
     dumps_json,
+    lf_line_ends,
     load_bundle,
     parse_json,
 )
@@ -159,7 +160,7 @@ def _current(session: Session, agent: models.Agent) -> tuple[str, dict[str, int]
 def _append(session: Session, agent: models.Agent, text: str, versions: dict[str, int],
             note: str, expected_latest: int, *, republished: int | None
             ) -> models.PublishedSnapshot:
-    note = rules.normalize_text(note).strip()
+    note = lf_line_ends(note).strip()
     problems = rules.text_problems("published_snapshots", {"note": note})
     if problems:
         raise ValidationError(problems)

@@ -18,9 +18,8 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
 - no text holds a lone surrogate (U+D800-U+DFFF), which is not Unicode text and cannot
   be stored or sent (`surrogate_path`);
 - a new adoption order names every live skill exactly once (`order_problem`);
-- line ends: every stored text has LF line ends (`normalize_text`: CRLF and a lone CR
-  become LF), because a browser sends a textarea's text with CRLF, so a lone CR could
-  not survive an edit.
+- line ends: every stored text has LF line ends (`normalized`, by the pipeline's
+  `lf_line_ends`: CRLF and a lone CR become LF).
 
 `item_problems` reports with paths relative to the item (`d_tag`,
 `results_by_args[1].args`), `bundle_problems` with JSON paths (`$.skills[0].d_tag`).
@@ -37,7 +36,7 @@ from typing import Any
 from sqlalchemy import JSON
 
 from webapp import models
-from webapp.pipeline import ITEM_SECTIONS, check_item, item_field
+from webapp.pipeline import ITEM_SECTIONS, check_item, item_field, lf_line_ends
 
 from .errors import ValidationError
 
@@ -113,6 +112,13 @@ def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]
             problems.append(("d_tag", problem))
     problems += [(path, SURROGATE_MESSAGE) for path in _surrogate_paths(item)]
     return problems
+
+
+def skill_d_tag_problem(d_tag: str) -> str | None:
+    """The first reason `d_tag` cannot be a skill's d_tag (the checks and message of
+    `item_problems`, whatever other skills exist), or None: what a form checks as typed."""
+    return next((message for path, message in item_problems(
+        "skills", {"d_tag": d_tag, "content": ""}) if path == "d_tag"), None)
 
 
 #: Characters a name must not hold: they are invisible or reorder what is shown, so
@@ -307,20 +313,15 @@ def can_be_stored(text: str) -> bool:
     return "\x00" not in text
 
 
-def normalize_text(text: str) -> str:
-    """`text` with LF line ends: CRLF and a lone CR become LF (the one line-end rule)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-
-
 def normalized(item: Mapping[str, Any]) -> dict[str, Any]:
-    """`item` with `normalize_text` applied to each text field and each text in a list of
+    """`item` with `lf_line_ends` applied to each text field and each text in a list of
     texts (a skill's triggers); JSON values are kept as they are."""
     out = dict(item)
     for key, value in item.items():
         if isinstance(value, str):
-            out[key] = normalize_text(value)
+            out[key] = lf_line_ends(value)
         elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-            out[key] = [normalize_text(v) for v in value]
+            out[key] = [lf_line_ends(v) for v in value]
     return out
 
 

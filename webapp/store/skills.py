@@ -98,11 +98,10 @@ def last_known(session: Session, agent: AgentRef, d_tag: str) -> models.Skill | 
 
 def d_tag_problem(session: Session, agent: AgentRef, d_tag: str) -> str | None:
     """Why `d_tag` cannot name a new skill of `agent`, or None: the rules of a skill's
-    d_tag (`rules.check`), and no skill of the agent, live or in the trash, has it."""
-    problems = [message for path, message in rules.item_problems(
-        "skills", {"d_tag": d_tag, "content": ""}) if path == "d_tag"]
-    if problems:
-        return problems[0]
+    d_tag (`rules.skill_d_tag_problem`), and no skill of the agent, live or in the trash, has it."""
+    problem = rules.skill_d_tag_problem(d_tag)
+    if problem:
+        return problem
     taken = taken_skill(session, agent, d_tag)
     if taken is not None:
         return _taken(d_tag, taken)

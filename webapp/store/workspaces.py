@@ -82,7 +82,7 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
         AlreadyExists: the agent exists and `replace` is not set.
     """
     workspace = bundle if isinstance(bundle, Workspace) else load_bundle(dict(bundle))
-    # Line ends become LF first (`rules.normalize_text`), as on every other path.
+    # Line ends become LF first (`rules.normalized`), as on every other path.
     workspace = load_bundle(rules.normalized_bundle(dump_bundle(workspace)))
     rules.check_bundle(dump_bundle(workspace), agent_name=agent_name)
     source = workspace.agent

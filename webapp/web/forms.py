@@ -19,7 +19,7 @@ from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from webapp import store
-from webapp.pipeline import Skill, Workspace, loads_json
+from webapp.pipeline import Skill, Workspace, flag_word, lf_line_ends, loads_json
 
 from .preview import Choice
 
@@ -31,9 +31,6 @@ PICKED_AGENTS = 6
 #: The longest skill-list filter kept (that of a d_tag or a name); the rest of a longer
 #: one is dropped, so the page never echoes more than this.
 MAX_QUERY = store.NAME_LENGTH
-
-_TRUE = {"1", "true", "on", "yes"}
-_FALSE = {"0", "false", "off", "no", ""}
 
 
 @dataclass
@@ -106,10 +103,8 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
     errors: dict[str, str] = {}
 
     d_tag = _text(data.get("d_tag", saved.d_tag)).strip()
-    if not d_tag:
-        errors["d_tag"] = "must not be empty"
-    elif any(ch.isspace() or ch in "{}" for ch in d_tag):
-        errors["d_tag"] = "must not contain whitespace or braces"
+    if problem := store.skill_d_tag_problem(d_tag):
+        errors["d_tag"] = problem
 
     layer, problem = store.parse_integer("layer", data.get("layer", saved.layer))
     if problem:
@@ -123,9 +118,10 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
 
     enabled = data.get("enabled", False if from_form else saved.enabled)
     if isinstance(enabled, str):
-        if enabled.lower() not in _TRUE | _FALSE:
+        word = flag_word(enabled)
+        if word is None:
             errors["enabled"] = f"must be true or false, not {enabled!r}"
-        enabled = enabled.lower() in _TRUE
+        enabled = word is True
     elif not isinstance(enabled, bool):
         errors["enabled"] = "must be true or false"
         enabled = saved.enabled
@@ -134,9 +130,9 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
     if not isinstance(content, str):
         errors["content"] = "must be text"
         content = saved.content
-    # Browsers send CRLF line ends from a textarea; the store's one line-end rule applies
+    # Browsers send CRLF line ends from a textarea; the one line-end rule applies
     # to the draft the preview shows as to what is saved.
-    content = store.normalize_text(content)
+    content = lf_line_ends(content)
 
     version: Any = data.get("version")
     if version is not None:
@@ -151,7 +147,7 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
 
     draft = Skill(d_tag=d_tag or saved.d_tag, content=content,
                   name=_text(data.get("name", saved.name)), layer=layer, triggers=triggers,
-                  enabled=bool(enabled), description=store.normalize_text(description))
+                  enabled=bool(enabled), description=lf_line_ends(description))
     return SkillForm(draft, version, errors)
 
 
@@ -240,7 +236,7 @@ def _triggers(data: Mapping[str, Any], saved: Skill, *, from_form: bool
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         return None
     if from_form or isinstance(data.get("triggers"), str):
-        values = [line for value in values for line in store.normalize_text(value).split("\n")]
+        values = [line for value in values for line in lf_line_ends(value).split("\n")]
     return tuple(t.strip() for t in values if t.strip())
 
 

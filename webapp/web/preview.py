@@ -22,15 +22,18 @@ from flask import current_app, url_for
 from webapp.budget import Budget, budget_of, budget_problem
 from webapp.lru import LRU
 from webapp.pipeline import (
+    SEVERITIES,
     Context,
     Diagnostic,
     PreviewTarget,
     Skill,
     Workspace,
     assemble,
+    count_severities,
     dump_bundle,
     dumps_json,
     preview_target,
+    severity_rank,
 )
 from webapp.tokens import TokenCount, count_tokens
 
@@ -49,9 +52,6 @@ from .message_views import (
 
 #: The model names of the request bodies when the app's settings name none.
 DEFAULT_MODELS = Models()
-
-_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-
 
 @dataclass(frozen=True, slots=True)
 class Choice:
@@ -103,13 +103,13 @@ class ProblemCounts:
     @property
     def severity(self) -> str | None:
         """The worst severity among them (None when there are none)."""
-        return next((name for name in _SEVERITY_ORDER if getattr(self, name)), None)
+        return next((name for name in SEVERITIES if getattr(self, name)), None)
 
     @property
     def text(self) -> str:
         """`1 error, 2 warnings`; empty when there are none."""
         return ", ".join(f"{n} {name}{'s' if n != 1 and name != 'info' else ''}"
-                         for name in _SEVERITY_ORDER if (n := getattr(self, name)))
+                         for name in SEVERITIES if (n := getattr(self, name)))
 
 
 @dataclass
@@ -296,8 +296,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
 
 def severity_counts(problems: Iterable[Diagnostic]) -> dict[str, int]:
     """How many of `problems` have each severity (all three keys always present)."""
-    found = Counter(d.severity for d in problems)
-    return {severity: found[severity] for severity in ("error", "warning", "info")}
+    return count_severities(problems)
 
 
 def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:
@@ -322,7 +321,7 @@ def stage_views(context: Context, d_tag: str) -> list[StageView]:
 
 
 def problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:
-    return (_SEVERITY_ORDER.get(diagnostic.severity, 3), diagnostic.skill or "",
+    return (severity_rank(diagnostic.severity), diagnostic.skill or "",
             diagnostic.line or 0)
 
 

@@ -23,8 +23,7 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
-#: The spellings of "yes" a form or a JSON body may send for a checkbox or flag.
-TRUE_WORDS = frozenset({"1", "true", "on", "yes"})
+from webapp.pipeline import flag_word
 
 
 def wants_fragment() -> bool:
@@ -149,7 +148,7 @@ def human_size(size: int) -> str:
 
 
 def flag(value: Any) -> bool:
-    """A checkbox or JSON flag: true, or one of `TRUE_WORDS` in any case."""
+    """A checkbox or JSON flag: true, or one of the pipeline's `TRUE_WORDS` (`flag_word`)."""
     if isinstance(value, bool):
         return value
-    return str(value).lower() in TRUE_WORDS
+    return flag_word(str(value)) is True

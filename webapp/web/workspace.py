@@ -36,6 +36,7 @@ from webapp.pipeline import (
     dump_variable,
     dumps_json,
     item_field,
+    lf_line_ends,
     parse_json,
 )
 
@@ -117,11 +118,11 @@ def json_text(value: Any) -> str:
 
 
 def text_field(data: Mapping[str, Any], name: str, default: str = "") -> str:
-    """A text field; CRLF from a browser's textarea becomes LF."""
+    """A text field with LF line ends (`lf_line_ends`: a browser's textarea sends CRLF)."""
     value = data.get(name, default)
     if value is None:
         return default
-    return (value if isinstance(value, str) else str(value)).replace("\r\n", "\n")
+    return lf_line_ends(value if isinstance(value, str) else str(value))
 
 
 def optional_text(data: Mapping[str, Any], name: str) -> str | None:
