@@ -74,6 +74,19 @@ def test_a_binding_s_delete_page_goes_back_to_its_row(client, simon):
     assert "<span>delete agent_npub</span>" in html
 
 
+def test_every_whole_page_of_bindings_reports_the_names_resolving_to_nothing(
+        client, relay_watch, csrf):
+    row = "/agents/Relay%20Watch/variables/agent_npub"
+    draft = {"csrf_token": csrf, "original": "agent_npub", "name": "agent_npub",
+             "tool": "nostr_agent_profile"}
+    for response in (client.get("/agents/Relay%20Watch/variables"), client.get(row),
+                     client.post("/agents/Relay%20Watch/variable-preview", data=draft)):
+        assert response.status_code == 200
+        assert "<code class=\"code\">unknown-variable</code>" in response.data.decode()
+    # The row alone, asked on each keystroke, does not assemble every scenario.
+    assert b'id="unknown-variables"' not in client.get(row, headers=HTMX).data
+
+
 # -- view data, without an app
 
 

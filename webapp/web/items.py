@@ -29,7 +29,7 @@ from webapp.pipeline import Scenario, Workspace, tool_uses, variable_uses
 
 from . import item_views as views
 from .forms import request_data
-from .responses import done, page_or_fragment
+from .responses import done, page_or_fragment, wants_fragment
 from .workspace import (
     ItemForm,
     load_workspace,
@@ -237,6 +237,8 @@ def item_response(kind: Kind, agent: str, workspace: Workspace, scenario: Scenar
     """Render the kind's page (or `fragment`, by default the listing's); a draft with
     errors makes it a 422."""
     fragment = fragment or kind.listing
-    context = kind.page(workspace, scenario, current, form, listing=fragment == kind.listing)
+    # A whole page holds the listing even when an htmx request would get a row or a check.
+    listing = fragment == kind.listing or not wants_fragment()
+    context = kind.page(workspace, scenario, current, form, listing=listing)
     status = 422 if form is not None and form.errors else 200
     return page_or_fragment("items.html", fragment, status, kind=kind, agent=agent, **context)
