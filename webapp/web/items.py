@@ -74,28 +74,34 @@ class Kind:
     #: The listing's fragment and the one an item's page answers htmx with.
     listing: str = "_items.html"
     item_fragment: str = "_items.html"
-    #: Words and per-kind templates the shared ones fill in.
+    #: Words and ids the shared templates show, and the kind's own templates they include
+    #: (`entry`: an item's line in the list; `form`: extends `_item_form.html`).
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
 KINDS = {kind.name: kind for kind in (
-    Kind("tools", "tool", "edit", "tool-preview", "preview",
-         store.get_tool, store.create_tool, store.rename_tool, store.delete_tool,
-         views.parse_tool, views.tools_page, tool_uses, "_tool_preview.html",
+    Kind(name="tools", noun="tool", item_endpoint="edit",
+         check_rule="tool-preview", check_endpoint="preview",
+         get=store.get_tool, create=store.create_tool, save=store.rename_tool,
+         delete=store.delete_tool, parse=views.parse_tool, page=views.tools_page,
+         uses=tool_uses, check_fragment="_tool_preview.html",
          labels={"title": "Tools", "delete": "mock tool", "list": "Mock tools",
                  "list_id": "tool-list", "empty": "No mock tools yet.", "new": "New tool",
                  "heading": "New mock tool", "form_id": "tool-form",
                  "check": "Check and preview", "check_id": "tool-preview",
                  "entry": "_tool_entry.html", "form": "_tool_form.html"}),
-    Kind("variables", "binding", "show", "variable-preview", "preview",
-         store.get_variable, store.create_variable, store.rename_variable,
-         store.delete_variable, views.parse_variable, views.variables_page, variable_uses,
-         "_variable_output.html", table=True, listing="_variables.html",
-         item_fragment="_variable_row.html",
-         labels={"title": "Variables", "delete": "binding"}),
-    Kind("scenarios", "scenario", "edit", "scenario-check", "check",
-         store.get_scenario, store.create_scenario, _save_scenario, store.delete_scenario,
-         views.parse_scenario, views.scenarios_page, views.no_uses, "_scenario_check.html",
+    Kind(name="variables", noun="binding", item_endpoint="show",
+         check_rule="variable-preview", check_endpoint="preview",
+         get=store.get_variable, create=store.create_variable, save=store.rename_variable,
+         delete=store.delete_variable, parse=views.parse_variable, page=views.variables_page,
+         uses=variable_uses, check_fragment="_variable_output.html",
+         table=True, listing="_variables.html", item_fragment="_variable_row.html",
+         labels={"title": "Variables", "delete": "binding", "row_id": "variable-"}),
+    Kind(name="scenarios", noun="scenario", item_endpoint="edit",
+         check_rule="scenario-check", check_endpoint="check",
+         get=store.get_scenario, create=store.create_scenario, save=_save_scenario,
+         delete=store.delete_scenario, parse=views.parse_scenario, page=views.scenarios_page,
+         uses=views.no_uses, check_fragment="_scenario_check.html",
          labels={"title": "Scenarios", "delete": "scenario", "list": "Scenarios",
                  "list_note": "the first is the default", "list_id": "scenario-list",
                  "empty": "No scenarios yet.", "new": "New scenario",
@@ -227,7 +233,7 @@ def item_url(kind: Kind, agent: str, workspace: Workspace, scenario: Scenario,
     `scenario`."""
     if kind.table:
         args = views.scenario_args(workspace, scenario)
-        return url_for(".index", agent=agent, **args) + f"#variable-{name}"
+        return url_for(".index", agent=agent, **args) + f"#{kind.labels['row_id']}{name}"
     return url_for(f".{kind.item_endpoint}", agent=agent, name=name)
 
 
