@@ -94,5 +94,5 @@ def test_the_bundle_is_small_and_loads_only_where_text_is_edited():
     assert BUNDLE.stat().st_size < 400_000
     loading = {t.name for t in TEMPLATES.glob("*.html")
                if "_code_editor_scripts.html" in t.read_text(encoding="utf-8")}
-    assert loading == {"editor.html", "tools.html", "scenarios.html"}
+    assert loading == {"editor.html", "items.html"}
     assert "layout.html" not in loading

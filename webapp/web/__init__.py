@@ -25,22 +25,19 @@ from . import (
     forms,
     help,
     history,
+    items,
     log,
     publish,
     responses,
-    scenarios,
     security,
     skills,
-    tools,
     transfer,
     trash,
     uses,
-    variables,
 )
 
-BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
-              agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp,
-              activity.bp, publish.bp)
+BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
+              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
@@ -103,3 +100,4 @@ def register(app: Flask) -> None:
     app.register_error_handler(store.ValidationError, invalid)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    items.register(app)
