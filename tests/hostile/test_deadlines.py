@@ -12,22 +12,20 @@ import html as html_module
 import http.cookiejar
 import re
 import threading
-import time
 import urllib.parse
 import urllib.request
 
 import pytest
 
-from tests.browser.conftest import serve
-from tests.web import conftest as web
+from tests.support.pages import HTMX
+from tests.support.server import serve
+from tests.support.waiting import wait_until
 from webapp import bounded
 from webapp.lru import LRU
 from webapp.render import highlight as highlighting
 from webapp.render import highlight_markdown_lines, markdown_to_html
 from webapp.render import html as render_html
 from webapp.web import diffing
-
-simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
 
 #: Pygments' devicetree lexer on a run of `;` (35 s for 16,000 when it was found): the guard
 #: prices a fenced block by its fence lines, so it lets this one through.
@@ -142,7 +140,7 @@ def test_the_rough_notice_is_on_the_page(client, simon, csrf, skill_form, monkey
     monkeypatch.setitem(bounded.DEADLINES, "diff", 0.0)
     data = skill_form("a changed chat skill\n")
     data["shown"] = "diff"
-    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=web.HTMX)
+    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=HTMX)
     assert response.status_code == 200
     assert html_module.escape(diffing.ROUGH_NOTICE, quote=False) in response.data.decode()
 
@@ -180,15 +178,15 @@ def _hostile_and_ordinary_requests(base: str) -> None:
     def hostile() -> None:
         request = urllib.request.Request(
             f"{base}/agents/Simon/skills/chat/preview",
-            data=urllib.parse.urlencode(form).encode(), headers=web.HTMX)
+            data=urllib.parse.urlencode(form).encode(), headers=HTMX)
         answer["body"] = opener.open(request).read()
 
     killed, busy = bounded.stats().killed, bounded.stats().busy
     thread = threading.Thread(target=hostile)
     thread.start()
-    while bounded.stats().busy == busy:  # wait for the hostile work to reach a worker
-        time.sleep(0.01)
-        assert thread.is_alive()
+    wait_until(lambda: bounded.stats().busy != busy or not thread.is_alive(),
+               "the hostile work to reach a worker")
+    assert thread.is_alive()
     assert opener.open(f"{base}/login").status == 200
     assert opener.open(f"{base}/agents/Simon").status == 200
     # Both answered while the hostile work was still running, not killed yet.

@@ -17,7 +17,7 @@ import markdown
 import pytest
 
 import webapp
-from tests.web.workspaces import many_skills
+from tests.support.workspaces import many_skills
 from webapp import bounded
 from webapp.pipeline import assemble, load_bundle
 from webapp.render import highlight as render_highlight

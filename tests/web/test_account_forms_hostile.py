@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hostile.test_sweep import VALUES, check_answer
+from tests.support.pages import PASSWORD, TOKEN, sign_in
+from tests.support.sweep import VALUES, check_answer
 from webapp import db, store
-
-from .conftest import PASSWORD, TOKEN, sign_in
 
 #: A megabyte: the most an untrusted field may be, always answered with a 4xx.
 MEGABYTE = "x" * 1_000_000

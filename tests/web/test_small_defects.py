@@ -12,10 +12,9 @@ import re
 import pytest
 from sqlalchemy import event
 
+from tests.support.pages import HTMX, is_page
 from webapp import db, store
 from webapp.db import get_database
-
-from .conftest import HTMX, is_page
 
 EDITOR = "/agents/Simon/skills/chat"
 FLASHES = re.compile(r'<ul class="flashes">(.*?)</ul>', re.S)

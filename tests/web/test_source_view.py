@@ -12,15 +12,13 @@ import pytest
 from flask import url_for
 from markupsafe import Markup
 
+from tests.support.workspaces import SIMON, many_skills
+from tests.support.xss import EVIL_TAG, XSS, xss_bundle
 from webapp.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
 from webapp.render import highlight_markdown_lines
 from webapp.web import source_view
 from webapp.web.preview import Choice, build_preview, run
-
-from .conftest import SIMON
-from .test_security import EVIL_TAG, XSS, xss_bundle
-from .workspaces import many_skills
 
 
 class SourceLine(NamedTuple):
