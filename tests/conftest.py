@@ -23,6 +23,9 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
+# The helpers' fixtures (demo agents, CSRF token, accounts), for every suite.
+pytest_plugins = ["tests.support.fixtures"]
+
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 

@@ -242,3 +242,166 @@ def test_every_cache_is_in_the_architecture_table():
             if line.startswith("| ") and not line.startswith(("| name", "|---"))}
     caches = _caches()
     assert len(caches) >= 12 and rows == caches
+
+
+# -- the tests themselves: one home for helpers, no clock in an assertion, no fixed sleep
+
+TESTS = Path(__file__).resolve().parent
+SUPPORT = TESTS / "support"
+TEST_FILES = sorted(TESTS.rglob("*.py"))
+#: The clocks that measure a duration (`time.time` too; a timestamp such as
+#: `datetime.now()` passed as a logical "now" is no duration).
+CLOCKS = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns",
+          "process_time", "process_time_ns", "timeit", "repeat"}
+#: What waits for a length of time rather than for a condition.
+SLEEPS = {"sleep", "wait_for_timeout"}
+
+
+def _test_module(path: Path) -> str:
+    parts = path.relative_to(TESTS.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_test_modules(source: str, package: str) -> set[str]:
+    """The `tests` modules `source`, a module of `package`, imports (relative imports
+    resolved)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                found.add(".".join(base + ([node.module] if node.module else [])))
+            else:
+                found.add(node.module or "")
+    return {name for name in found if name == "tests" or name.startswith("tests.")}
+
+
+def _package(path: Path) -> str:
+    module = _test_module(path)
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def test_tests_import_helpers_from_tests_support_only():
+    """A suite's test modules and conftest are no library: what suites share is in
+    tests/support (see its docstring)."""
+    offenders = [f"{_test_module(path)} imports {name}" for path in TEST_FILES
+                 for name in sorted(_imported_test_modules(path.read_text(encoding="utf-8"),
+                                                           _package(path)))
+                 if not name.startswith("tests.support")]
+    assert offenders == []
+
+
+def test_the_import_reader_resolves_relative_imports():
+    source = ("from .conftest import HTMX\nfrom tests.hostile.test_sweep import VALUES\n"
+              "from tests.support.pages import is_page\nimport webapp\n")
+    assert _imported_test_modules(source, "tests.web") == {
+        "tests.web.conftest", "tests.hostile.test_sweep", "tests.support.pages"}
+
+
+def _clock_call(node: ast.AST) -> bool:
+    """Whether `node` is a call of a clock: `time.perf_counter()`, `monotonic()`,
+    `datetime.now()`, `timeit.timeit(...)` ..."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in CLOCKS and not (name == "time" and isinstance(func, ast.Name))
+
+
+def _own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of a module or function, without those of the functions it defines."""
+    nodes, todo = [], list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        nodes.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
+def _pairs(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """Each target of an assignment with the value it gets (`a, b = x, y` pairs them)."""
+    value = node.value
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    pairs = []
+    for target in targets:
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
+                and len(target.elts) == len(value.elts):
+            pairs.extend(zip(target.elts, value.elts, strict=True))
+        else:
+            pairs.append((target, value))
+    return pairs
+
+
+def _reads_clock(expression: ast.AST, timed: set[str]) -> bool:
+    return any(_clock_call(part) or (isinstance(part, ast.Name) and part.id in timed)
+               for part in ast.walk(expression))
+
+
+def timed_assertions(source: str) -> list[int]:
+    """The lines of the asserts of `source` that involve a clock's reading: a clock called
+    in the assert, or a name whose value was computed from one (through any chain of
+    assignments in the same function, or at module level)."""
+    tree = ast.parse(source)
+    found: set[int] = set()
+    scopes = [tree, *(n for n in ast.walk(tree)
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    for scope in scopes:
+        nodes = _own_nodes(scope)
+        timed: set[str] = set()
+        changed = True
+        while changed:  # names computed from a clock, or from a name computed from one
+            changed = False
+            for node in nodes:
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) \
+                        and node.value is not None:
+                    for target, value in _pairs(node):
+                        if not _reads_clock(value, timed):
+                            continue
+                        for name in ast.walk(target):
+                            if isinstance(name, ast.Name) and name.id not in timed:
+                                timed.add(name.id)
+                                changed = True
+        found.update(node.lineno for node in nodes
+                     if isinstance(node, ast.Assert) and _reads_clock(node.test, timed))
+    return sorted(found)
+
+
+def test_the_clock_reader_finds_timed_assertions():
+    assert timed_assertions("import time\nstart = time.perf_counter()\nwork()\n"
+                            "elapsed = time.perf_counter() - start\nassert elapsed < 3\n") == [5]
+    assert timed_assertions("def t():\n    s = monotonic()\n    assert monotonic() - s < 1\n"
+                            ) == [3]
+    assert timed_assertions("def t():\n    s = timeit.timeit(f, number=3)\n    x = s / 3\n"
+                            "    assert x < 0.1\n") == [4]
+    assert timed_assertions("def t():\n    when = datetime(2026, 1, 1)\n    assert when\n") == []
+    assert timed_assertions("def t():\n    s, n = time.monotonic(), 0\n    assert n == 0\n") == []
+
+
+def test_no_test_asserts_on_elapsed_time():
+    """A loaded machine makes a timed assertion lie: tests count work or bound sizes, and
+    the figures are in `make bench`."""
+    offenders = [f"{path.relative_to(TESTS)}:{line}" for path in TEST_FILES
+                 if path.name != "test_architecture.py"
+                 for line in timed_assertions(path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_tests_wait_for_conditions_not_for_time():
+    """`time.sleep` and Playwright's `wait_for_timeout` only in tests/support, where each
+    sits in a helper that says what it waits for (`waiting.wait_until`, the code editor's
+    completion delay)."""
+    offenders = []
+    for path in TEST_FILES:
+        if path.is_relative_to(SUPPORT) or path.name == "test_architecture.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in SLEEPS:
+                    offenders.append(f"{path.relative_to(TESTS)}:{node.lineno} {name}")
+    assert offenders == []

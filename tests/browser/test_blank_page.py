@@ -9,10 +9,10 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.support.browser import content_editor, editor_has_focus
+from tests.support.workspaces import SIMON
 from webapp import db, store
 from webapp.pipeline import load_bundle
-
-from .conftest import SIMON, content_editor, editor_has_focus
 
 pytestmark = pytest.mark.browser
 
@@ -154,6 +154,7 @@ def test_a_tool_form_asks_before_leaving_with_edits(context, live_server):
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    page.get_by_role("link", name="Variables").first.click()
-    page.wait_for_timeout(300)
+    with page.expect_event("dialog"):
+        page.get_by_role("link", name="Variables").first.click()
+    # Dismissed: the page stays.
     assert dialogs == ["beforeunload"] and page.url.endswith("/tools/agent_identity")

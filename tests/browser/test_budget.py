@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .conftest import open_page, type_at_end
+from tests.support.browser import open_page, type_at_end
 
 pytestmark = pytest.mark.browser
 

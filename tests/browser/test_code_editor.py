@@ -11,11 +11,12 @@ from urllib.parse import quote
 
 import pytest
 
-from .conftest import (
+from tests.support.browser import (
     content_editor,
     cursor,
     editor_has_focus,
     open_page,
+    past_the_completion_delay,
     set_editor_text,
     type_at_end,
 )
@@ -51,7 +52,7 @@ def test_completion_after_braces_offers_the_names_with_kind_and_value(context, l
         page.keyboard.press("Backspace")
     page.keyboard.type("prof")
     expect(page.locator(".cm-tooltip-autocomplete li").first).to_contain_text("agent_profile")
-    page.wait_for_timeout(150)  # Enter accepts once the list has been shown a moment
+    past_the_completion_delay(page)
     page.keyboard.press("Enter")
     expect(page.locator("#content")).to_have_value(
         "system:\n# Chat\n\nRespond helpfully to the admin.\nUse tools when a request requires "
@@ -114,10 +115,9 @@ def test_hover_shows_the_value_for_the_scenario_and_follows_the_picker(context, 
                                                                        app):
     from playwright.sync_api import expect
 
+    from tests.support.workspaces import SIMON
     from webapp import db, store
     from webapp.pipeline import load_bundle
-
-    from .conftest import SIMON
 
     with app.app_context():
         store.import_bundle(db.get_session(), load_bundle(SIMON.with_name("relay_watch.json")))
@@ -146,19 +146,22 @@ def test_ctrl_click_and_f12_on_a_skill_open_it(context, live_server):
     page.locator(".cm-ref-skill", has_text="{{identity}}").click()
     page.keyboard.press("F12")
     expect(page).to_have_url(live_server + "/agents/Simon/skills/identity")
+    # Opening a skill is `location.assign` in the key's handler, which dispatches
+    # `beforeunload` before the key press returns: no event, no navigation.
+    page.evaluate("() => { window.leaving = false;"
+                  " addEventListener('beforeunload', () => { window.leaving = true; }); }")
     page.locator(".cm-ref-binding").first.click(modifiers=["Control"])
     page.keyboard.press("F12")
-    page.wait_for_timeout(200)
+    assert page.evaluate("() => window.leaving") is False
     assert page.url == live_server + "/agents/Simon/skills/identity"
 
 
 def test_search_wrapping_and_tab_in_the_template(context, live_server, app):
     from playwright.sync_api import expect
 
+    from tests.support.workspaces import SIMON
     from webapp import db, store
     from webapp.pipeline import load_bundle
-
-    from .conftest import SIMON
 
     with app.app_context():
         store.import_bundle(db.get_session(), load_bundle(SIMON.with_name("relay_watch.json")))
@@ -181,7 +184,7 @@ def test_search_wrapping_and_tab_in_the_template(context, live_server, app):
     page.keyboard.type("ass")
     option = page.locator(".cm-tooltip-autocomplete li").first
     expect(option).to_have_text("assistant")
-    page.wait_for_timeout(150)
+    past_the_completion_delay(page)
     page.keyboard.press("Enter")
     assert "  role: assistant\n  content" in page.locator("#content").input_value()
     # Tab indents in the YAML; Escape then Tab leaves the editor.

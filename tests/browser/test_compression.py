@@ -8,9 +8,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from tests.web.test_compression import without_time
-
-from .conftest import content_editor, open_page, type_at_end
+from tests.support.browser import content_editor, open_page, type_at_end
+from tests.support.pages import without_time
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import content_editor, cursor, editor_has_focus, open_page, type_at_end
+from tests.support.browser import content_editor, cursor, editor_has_focus, open_page, type_at_end
 
 pytestmark = pytest.mark.browser
 
@@ -117,8 +117,9 @@ def test_leaving_with_unsaved_edits_asks_first(context, live_server):
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    page.click(".skill-link >> text=personality")
-    page.wait_for_timeout(300)
+    with page.expect_event("dialog"):
+        page.click(".skill-link >> text=personality")
+    # Dismissed: the page stays.
     assert dialogs == ["beforeunload"]
     assert page.url.endswith("/skills/chat")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import cursor, wait_for_cursor_line
+from tests.support.browser import cursor, wait_for_cursor_line
 
 pytestmark = pytest.mark.browser
 

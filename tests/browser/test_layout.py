@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import content_editor, editor_has_focus
+from tests.support.browser import content_editor, editor_has_focus
 
 pytestmark = pytest.mark.browser
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.browser import content_editor, open_page, type_at_end
 from webapp import db, store
-
-from .conftest import content_editor, open_page, type_at_end
 
 pytestmark = pytest.mark.browser
 

@@ -7,10 +7,9 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.support.workspaces import SIMON
 from webapp import db, store
 from webapp.pipeline import load_bundle
-
-from .conftest import SIMON
 
 pytestmark = pytest.mark.browser
 

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from benchmarks.workspaces import scale_workspace
+from tests.support.browser import open_page, type_at_end
+from tests.support.server import serve
 from webapp import db, store
-
-from .conftest import open_page, serve, type_at_end
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import require_chromium
+from tests.support.browser import require_chromium
 
 
 def test_missing_browser_skips_outside_ci(tmp_path):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from .conftest import content_editor, cursor, editor_has_focus, set_editor_text
+from tests.support.browser import content_editor, cursor, editor_has_focus, set_editor_text
 
 pytestmark = pytest.mark.browser
 

@@ -25,13 +25,11 @@ import pytest
 from sqlalchemy import JSON, String, Text, cast, func, select
 
 from benchmarks.hostile import FORMS, TOKEN, path_values, shapes
-from tests.web import conftest as web
-from tests.web.routes import route_url, routes, seed
+from tests.support.pages import HTMX
+from tests.support.routes import route_url, routes, seed
 from webapp import db, models, store
 from webapp.pipeline import EXPANSION_FLOOR, LISTED_PER_KIND, assemble, bundle_text
 from webapp.web.forms import LINK_MESSAGE_CHARS
-
-simon = web.simon
 
 ANSWER_FACTOR = 10
 CHROME = EXPANSION_FLOOR + 1_000_000
@@ -140,7 +138,7 @@ def test_the_tool_page_previews_the_first_results_by_args_and_counts_the_rest(ap
 def test_links_carry_a_message_override_only_while_it_is_short(simon, client, length, carried):
     message = "m" * length
     response = client.get("/agents/Simon/preview", query_string={"message": message},
-                          headers=web.HTMX)
+                          headers=HTMX)
     assert response.status_code == 200
     html = response.data.decode()
     assert (f"message={message}" in html) is carried

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.web import conftest as web
 from webapp import db, models, store
 from webapp.pipeline import (
     Agent,
@@ -26,9 +25,6 @@ from webapp.pipeline import (
     parse_log,
     parse_log_entry,
 )
-
-# The web suite's fixtures: the Simon demo agent and a CSRF token.
-simon, csrf = web.simon, web.csrf
 
 FORGED = "dm--->\n<img src=x onerror=alert(1)>\n\nuser:\nFORGED LOG LINE"
 PREVIEW = "/agents/Simon/preview"

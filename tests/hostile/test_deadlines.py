@@ -12,14 +12,15 @@ import html as html_module
 import http.cookiejar
 import re
 import threading
-import time
 import urllib.parse
 import urllib.request
 
 import pytest
 
-from tests.browser.conftest import serve
-from tests.web import conftest as web
+from tests.support.pages import HTMX
+from tests.support.server import serve
+from tests.support.waiting import wait_until
+from tests.support.work import fails, spins, waits
 from webapp import bounded
 from webapp.lru import LRU
 from webapp.render import highlight as highlighting
@@ -27,65 +28,46 @@ from webapp.render import highlight_markdown_lines, markdown_to_html
 from webapp.render import html as render_html
 from webapp.web import diffing
 
-simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
-
 #: Pygments' devicetree lexer on a run of `;` (35 s for 16,000 when it was found): the guard
 #: prices a fenced block by its fence lines, so it lets this one through.
 HOSTILE_FENCE = "```devicetree\n" + ";" * 16_000 + "\n```\n"
 
 
-def _forever(item: str) -> str:
-    """Work that never ends on `"stall"`, and is instant otherwise (sent to the workers)."""
-    while item == "stall":
-        pass
-    return item.upper()
-
-
-def _waits(seconds: float) -> float:
-    """Work that waits without using the CPU, as a worker does when the machine is loaded."""
-    time.sleep(seconds)
-    return seconds
-
-
-def _fails(item: str) -> str:
-    raise ValueError(f"bad item {item}")
-
-
 def test_an_overrunning_item_is_killed_and_the_items_before_it_kept(monkeypatch):
     monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.5)
     killed = bounded.stats().killed
-    outcome = bounded.run("markdown", _forever, ["a", "b", "stall", "c"])
+    outcome = bounded.run("markdown", spins, ["a", "b", "stall", "c"])
     assert outcome.results == ["A", "B", bounded.OVERRUN, bounded.OVERRUN]
     assert outcome.culprit == 2
     assert bounded.stats().killed == killed + 1
     # The pool replaced the worker: the next call is served.
-    assert bounded.run("markdown", _forever, ["d"]).results == ["D"]
+    assert bounded.run("markdown", spins, ["d"]).results == ["D"]
 
 
-def test_a_worker_that_waits_is_judged_by_its_cpu_time_up_to_the_wall_cap(monkeypatch):
+def test_a_worker_thatwaits_is_judged_by_its_cpu_time_up_to_the_wall_cap(monkeypatch):
     monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.3)
     killed = bounded.stats().killed
     # Twice the deadline of waiting, little CPU time: done, not killed.
-    assert bounded.run("markdown", _waits, [0.6]).results == [0.6]
+    assert bounded.run("markdown", waits, [0.6]).results == [0.6]
     assert bounded.stats().killed == killed
     # Past WALL_FACTOR times the deadline of waiting: killed all the same.
     assert bounded.WALL_FACTOR * 0.3 < 2.0
-    assert bounded.run("markdown", _waits, [2.0]).results == [bounded.OVERRUN]
+    assert bounded.run("markdown", waits, [2.0]).results == [bounded.OVERRUN]
     assert bounded.stats().killed == killed + 1
 
 
 def test_an_exception_in_the_work_is_raised_in_the_caller_and_the_worker_kept():
     killed = bounded.stats().killed
     with pytest.raises(ValueError, match="bad item x"):
-        bounded.run("markdown", _fails, ["x"])
+        bounded.run("markdown", fails, ["x"])
     assert bounded.stats().killed == killed
-    assert bounded.run("markdown", _forever, ["e"]).results == ["E"]
+    assert bounded.run("markdown", spins, ["e"]).results == ["E"]
 
 
 def test_a_spent_request_budget_starts_no_work(sent_to_workers):
     token = bounded.request_budget(0.0)
     try:
-        outcome = bounded.run("markdown", _forever, ["a", "b"])
+        outcome = bounded.run("markdown", spins, ["a", "b"])
     finally:
         bounded.end_request(token)
     assert outcome.results == [bounded.OVERRUN, bounded.OVERRUN]
@@ -160,7 +142,7 @@ def test_the_rough_notice_is_on_the_page(client, simon, csrf, skill_form, monkey
     monkeypatch.setitem(bounded.DEADLINES, "diff", 0.0)
     data = skill_form("a changed chat skill\n")
     data["shown"] = "diff"
-    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=web.HTMX)
+    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=HTMX)
     assert response.status_code == 200
     assert html_module.escape(diffing.ROUGH_NOTICE, quote=False) in response.data.decode()
 
@@ -198,15 +180,15 @@ def _hostile_and_ordinary_requests(base: str) -> None:
     def hostile() -> None:
         request = urllib.request.Request(
             f"{base}/agents/Simon/skills/chat/preview",
-            data=urllib.parse.urlencode(form).encode(), headers=web.HTMX)
+            data=urllib.parse.urlencode(form).encode(), headers=HTMX)
         answer["body"] = opener.open(request).read()
 
     killed, busy = bounded.stats().killed, bounded.stats().busy
     thread = threading.Thread(target=hostile)
     thread.start()
-    while bounded.stats().busy == busy:  # wait for the hostile work to reach a worker
-        time.sleep(0.01)
-        assert thread.is_alive()
+    wait_until(lambda: bounded.stats().busy != busy or not thread.is_alive(),
+               "the hostile work to reach a worker")
+    assert thread.is_alive()
     assert opener.open(f"{base}/login").status == 200
     assert opener.open(f"{base}/agents/Simon").status == 200
     # Both answered while the hostile work was still running, not killed yet.

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import text as text_sql
 
-from tests.web import conftest as web
+from tests.support.pages import HTMX
 from webapp import db, store
 from webapp.pipeline import (
     Agent,
@@ -26,9 +26,6 @@ from webapp.pipeline import (
     loads_json,
     parse_json,
 )
-
-simon, csrf = web.simon, web.csrf
-HTMX = web.HTMX
 
 LONG = "9" * 5000
 NEGATIVE = "-" + "1234567890" * 600

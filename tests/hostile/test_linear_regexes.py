@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import webapp
-from tests.hostile.runs import CHARS, char_runs, runs, shape_runs
+from tests.support.runs import CHARS, char_runs, runs, shape_runs
 from webapp import tokens
 from webapp.render import blocks
 from webapp.store import rules as store_rules

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web import conftest as web
+from tests.support.pages import HTMX
 from webapp.web.diffing import SHOWN_ROWS, diff_lines, exact_diff
 from webapp.web.document_window import MINE_LINES
 from webapp.web.word_marks import WORD_PAIRS
-
-simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
 
 HEADINGS = "#\n" * (1_000_000 // 6)
 URL = "/agents/Simon/skills/chat/preview"
@@ -32,7 +30,7 @@ def test_a_third_of_a_megabyte_of_headings_previews_in_bounded_bytes(client, sim
     data = skill_form(HEADINGS)
     if shown is not None:
         data["shown"] = shown
-    response = client.post(URL, data=data, headers=web.HTMX)
+    response = client.post(URL, data=data, headers=HTMX)
     assert response.status_code == 200
     assert len(response.data) <= BOUNDS[shown]
     html = response.data.decode()
@@ -71,6 +69,6 @@ def test_words_are_marked_in_the_first_pairs_only():
 def test_the_edited_skill_s_source_shows_its_first_lines_then_a_fold(client, simon, skill_form):
     data = skill_form("line\n" * (3 * MINE_LINES))
     data["shown"] = "document:source"
-    html = client.post(URL, data=data, headers=web.HTMX).data.decode()
+    html = client.post(URL, data=data, headers=HTMX).data.decode()
     assert html.count('class="fold-link"') >= 1
     assert html.count(">line<") <= MINE_LINES + 50

@@ -7,11 +7,9 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from tests.web import conftest as web
+from tests.support.pages import HTMX
 from webapp.pipeline import Agent, Scenario, Skill, Workspace, assemble
 from webapp.web.diffing import diff_lines
-
-simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
 
 #: Role markers, a heading and a `{{name}}`: every stage changes every repetition.
 BLOCK = "## Heading\n\nuser:\nSome text {{message}}\n- item\nassistant:\nreply line\n"
@@ -23,7 +21,7 @@ def test_a_2000_line_repeated_skill_previews(client, simon, skill_form, shown):
     data = skill_form(REPEATED)
     if shown is not None:
         data["shown"] = shown
-    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=web.HTMX)
+    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=HTMX)
     assert response.status_code == 200
     html = response.data.decode()
     assert "Traceback" not in html

@@ -20,12 +20,8 @@ from sqlalchemy import insert as sql_insert
 from werkzeug.datastructures import MultiDict
 from werkzeug.serving import make_server
 
-from tests.web import conftest as web
+from tests.support.pages import HTMX, TOKEN
 from webapp import db, models, store
-
-# The web suite's fixtures: the Simon demo agent, a CSRF token, the editor form's fields.
-simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
-HTMX, TOKEN = web.HTMX, web.TOKEN
 
 EDITOR = "/agents/Simon/skills/identity"
 JSON_HEADERS = {"X-CSRFToken": TOKEN, "Content-Type": "application/json"}

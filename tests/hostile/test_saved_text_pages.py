@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web import conftest as web
+from tests.support.pages import HTMX
 from webapp import db, store
 from webapp.pipeline import assemble
 from webapp.web.shown_text import SHOWN_CHARS, shown_part
-
-simon = web.simon
 
 #: A document of two megabytes of short markdown lines.
 BIG = "".join(f"- item *{i}* with `code` and [a link](https://example.com/{i})\n"
@@ -38,7 +36,7 @@ def test_a_logged_document_of_megabytes_is_shown_in_part(app, client, simon, htm
         entry = store.log_context(session, "Simon", assemble(workspace, "dm"))
         entry_id, document = entry.id, entry.document
     assert len(document) > len(BIG)
-    response = client.get(f"/agents/Simon/log/{entry_id}", headers=web.HTMX if htmx else {})
+    response = client.get(f"/agents/Simon/log/{entry_id}", headers=HTMX if htmx else {})
     assert response.status_code == 200
     assert len(response.data) <= 4 * len(document)
     html = response.data.decode()

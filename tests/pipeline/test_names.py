@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pipeline import resolves_to
 from webapp.pipeline import (
     FORMATTERS,
     Agent,
@@ -50,7 +51,7 @@ def test_every_name_once_as_what_wins_in_resolution_order():
         "main", "note", "long", "said", "message_current", "dm_history", "trigger_event",
         "tool_list", "message", "triggering_event", "lookup"]
     for n in names:  # the same verdict as "Where used"
-        assert n.kind == where_used(WORKSPACE, n.name).resolves_to
+        assert n.kind == resolves_to(where_used(WORKSPACE, n.name))
     note = by_name()["note"]
     assert (note.kind, note.hides, note.title) == ("skill", ("binding", "mock tool"), "The note")
     assert note.detail == "layer 2, enabled: The note"

@@ -8,6 +8,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.pipeline import block_of_lines
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Variable, Workspace, assemble
 from webapp.pipeline.assemble import Unresolved, _PlainLookups, run_plain_skill
 from webapp.pipeline.blocks import Block, parse_skill, splice
@@ -64,14 +65,14 @@ def test_split_into_roles_alone():
 
 def test_resolve_variables_alone_keeps_origins_and_never_rescans_values():
     run = plain_run("a {{x}} b", {"x": Resolved("1\n{{y}}", "tool")})
-    [block] = resolve_variables(run, [Block.of_lines("system", "s", run.parsed.lines)])
+    [block] = resolve_variables(run, [block_of_lines("system", "s", run.parsed.lines)])
     assert [t for t, _ in block.lines] == ["a 1", "{{y}} b"]
     assert [o.kind for _, o in block.lines] == ["skill", "tool"]
 
 
 def test_resolve_variables_alone_reports_unknown_names_with_suggestions():
     run = plain_run("{{agent_npb}}", {"agent_npb": Unresolved(("agent_npub",))})
-    resolve_variables(run, [Block.of_lines("system", "s", run.parsed.lines)])
+    resolve_variables(run, [block_of_lines("system", "s", run.parsed.lines)])
     [d] = run.diagnostics
     assert (d.code, d.skill, d.line) == ("unknown-variable", "s", 1)
     assert "did you mean `agent_npub`?" in d.message
@@ -79,7 +80,7 @@ def test_resolve_variables_alone_reports_unknown_names_with_suggestions():
 
 def test_bump_headings_alone():
     run = plain_run("# A\n###### F")
-    [block] = bump_block_headings(run, [Block.of_lines("system", "s", run.parsed.lines)])
+    [block] = bump_block_headings(run, [block_of_lines("system", "s", run.parsed.lines)])
     assert [t for t, _ in block.lines] == ["## A", "###### F"]
     assert [d.code for d in run.diagnostics] == ["heading-clamped"]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import webapp
+from tests.support.pipeline import resolves_to
 from webapp.pipeline import (
     Agent,
     BindingUse,
@@ -63,7 +64,7 @@ WORKSPACE = Workspace(
 
 def test_a_binding_used_in_text_and_template_content_with_line_numbers():
     found = where_used(WORKSPACE, "notes")
-    assert found.resolves_to == "binding"
+    assert resolves_to(found) == "binding"
     assert [(m.kind, m.detail) for m in found.meanings] == [
         ("binding", "calls the tool notes_tool")]
     (use,) = found.skills
@@ -80,7 +81,7 @@ def test_a_binding_used_in_text_and_template_content_with_line_numbers():
 
 def test_a_mock_tool_is_called_by_sections_and_bindings_and_reaches_skills_through_them():
     found = where_used(WORKSPACE, "notes_tool")
-    assert found.resolves_to == "mock tool"
+    assert resolves_to(found) == "mock tool"
     assert found.meanings[0].detail == "The notes."
     assert found.skills == ()
     assert found.sections == (SectionUse("main", 10, "fetched", "notes_tool"),)
@@ -105,7 +106,7 @@ def test_a_mock_tool_is_called_by_sections_and_bindings_and_reaches_skills_throu
 def test_what_a_name_is_in_the_order_assembly_tries(name, kinds, detail):
     found = where_used(WORKSPACE, name)
     assert [m.kind for m in found.meanings] == kinds
-    assert found.resolves_to == (kinds[0] if kinds else "unknown")
+    assert resolves_to(found) == (kinds[0] if kinds else "unknown")
     if detail is not None:
         assert found.meanings[0].detail == detail
 
@@ -126,7 +127,7 @@ def test_an_alias_matches_tools_but_not_text():
 
 def test_an_unknown_name_gets_suggestions():
     found = where_used(WORKSPACE, "note")
-    assert found.resolves_to == "unknown"
+    assert resolves_to(found) == "unknown"
     assert found.suggestions[0] == "notes"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from tests.support.bundles import FULL_BUNDLE
 from webapp import models, store
 from webapp.pipeline import assemble
 
@@ -140,8 +141,6 @@ CASES = {
 
 
 def _bundle(name: str) -> dict[str, Any]:
-    from .conftest import FULL_BUNDLE
-
     return {**FULL_BUNDLE, "agent": {**FULL_BUNDLE["agent"], "name": name}}
 
 

@@ -27,8 +27,8 @@ def test_two_threads_saving_the_same_skill(session_factory, session, agent):
                         saved = store.save_skill(own, agent, "chat", expected_version=version,
                                                  content=text)
                     except store.Conflict as conflict:
-                        assert conflict.submitted_content == text
-                        assert conflict.current_version > version
+                        assert conflict.submitted["content"] == text
+                        assert conflict.current["version"] > version
                         conflicts[name] += 1
                     else:
                         assert saved.version == version + 1

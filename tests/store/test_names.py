@@ -157,7 +157,7 @@ def test_a_save_after_a_rename_is_a_conflict_saying_where_it_went(session, agent
         store.save_skill(session, agent, "other", expected_version=1, content="mine")
     conflict = caught.value
     assert conflict.where == "renamed" and conflict.current["d_tag"] == "elsewhere"
-    assert conflict.submitted_content == "mine" and "renamed to 'elsewhere'" in str(conflict)
+    assert conflict.submitted["content"] == "mine" and "renamed to 'elsewhere'" in str(conflict)
     assert store.get_skill(session, agent, "elsewhere").content == "Other {{ intro }} text.\n"
 
 

@@ -37,9 +37,9 @@ def test_stale_save_raises_conflict_with_both_texts_and_writes_nothing(session, 
                          name="B's name")
 
     conflict = caught.value
-    assert conflict.current_version == 2
-    assert conflict.current_content == "from tab A"
-    assert conflict.submitted_content == "from tab B"
+    assert conflict.current["version"] == 2
+    assert conflict.current["content"] == "from tab A"
+    assert conflict.submitted["content"] == "from tab B"
     assert conflict.submitted["name"] == "B's name"
     assert conflict.expected_version == 1
     assert "version 2" in str(conflict)
@@ -57,7 +57,7 @@ def test_saving_a_skill_moved_to_the_trash_is_a_conflict(session, agent):
     with pytest.raises(store.Conflict) as caught:
         store.save_skill(session, agent, "other", expected_version=1, content="my edit")
     assert caught.value.current["deleted"] is True
-    assert caught.value.submitted_content == "my edit"
+    assert caught.value.submitted["content"] == "my edit"
     assert "trash" in str(caught.value)
 
 

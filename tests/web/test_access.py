@@ -21,12 +21,12 @@ from urllib.parse import unquote
 
 import pytest
 
+from tests.support.pages import sign_in
+from tests.support.routes import AGENT, route_url, routes, seed
+from tests.support.workspaces import RELAY_WATCH
 from webapp import store
 from webapp.pipeline import load_bundle
 from webapp.web import access
-
-from .conftest import sign_in
-from .routes import AGENT, RELAY_WATCH, route_url, routes, seed
 
 ANYONE, VIEWER, AUTHOR, REVIEWER, ADMIN = "anyone", *store.ROLES
 ROLES = ("anonymous", *store.ROLES)

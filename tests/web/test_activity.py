@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from webapp import db, store
 from webapp.web.activity_view import PAGE_SIZE
-
-from .conftest import HTMX, executable_markup, fragment_root, is_page
 
 AGENT_ACTIVITY = "/agents/Simon/activity"
 ADMIN_ACTIVITY = "/admin/activity"

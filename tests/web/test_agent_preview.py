@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, is_page, starts_with
 from webapp import db, store
-
-from .conftest import HTMX, executable_markup, is_page, starts_with
-from .test_security import mallory  # noqa: F401 (a fixture)
 
 PREVIEW = "/agents/Simon/preview"
 COMPARE = "/agents/Simon/preview/compare"

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.pages import HTMX, is_page, starts_with
 from webapp import db, store
-
-from .conftest import HTMX, is_page, starts_with
 
 
 def agent_form(csrf: str, **fields) -> dict:

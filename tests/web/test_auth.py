@@ -8,9 +8,8 @@ from datetime import timedelta
 
 import pytest
 
+from tests.support.pages import HTMX, PASSWORD, TOKEN, is_page, sign_in
 from webapp import db, store
-
-from .conftest import HTMX, PASSWORD, TOKEN, is_page, sign_in
 
 EDITOR = "/agents/Simon/skills/chat"
 

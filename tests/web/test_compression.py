@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import gzip
-import re
 
 import brotli
 import pytest
 
-from .conftest import HTMX
+from tests.support.pages import HTMX, without_time
 
 EDITOR = "/agents/Simon/skills/chat"
-
-
-def without_time(body: bytes) -> bytes:
-    """The body without what differs between two requests: the log entry's time and the
-    style nonce of the Content-Security-Policy."""
-    body = re.sub(rb"context-log: \S+Z", b"context-log: T", body)
-    return re.sub(rb'nonce="[^"]*"', b'nonce=""', body)
 
 
 @pytest.mark.parametrize("encoding, decode", [("br", brotli.decompress),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import HTMX, Markup, executable_markup
+from tests.support.pages import HTMX, Markup, executable_markup
 
 PREVIEW = "/agents/Simon/skills/chat/preview"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import HTMX
+from tests.support.pages import HTMX
 
 EDITOR = "/agents/Simon/skills/chat"
 

@@ -8,11 +8,10 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
+from tests.support.xss import EVIL_TAG, xss_bundle
 from webapp import db, store
 from webapp.pipeline import load_bundle
-
-from .conftest import HTMX, executable_markup, fragment_root, is_page
-from .test_security import EVIL_TAG, xss_bundle
 
 ORDER = "/agents/Simon/order"
 

@@ -6,9 +6,8 @@ import os
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from webapp.web import help as help_page
-
-from .conftest import HTMX, executable_markup, fragment_root, is_page
 
 
 def test_help_page_renders_the_authors_guide(client):

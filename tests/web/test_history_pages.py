@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from markupsafe import escape
 
+from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
+from tests.support.xss import CORPUS, EVIL_TAG, xss_bundle
 from webapp import db, store
 from webapp.pipeline import load_bundle
-
-from .conftest import HTMX, executable_markup, fragment_root, is_page
-from .test_security import CORPUS, EVIL_TAG, xss_bundle
 
 EDITOR = "/agents/Simon/skills/chat"
 HISTORY = f"{EDITOR}/history"

@@ -11,10 +11,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from tests.support.workspaces import SIMON
 from webapp import db, store
 from webapp.cli import main
-
-from .conftest import SIMON
 
 BUNDLE = json.loads(SIMON.read_text(encoding="utf-8"))
 _PROBLEM = re.compile(r"<li><code>(.*?)</code>: (.*?)</li>")

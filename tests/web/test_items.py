@@ -8,10 +8,10 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.support.pages import HTMX
+from tests.support.workspaces import RELAY_WATCH, SIMON
 from webapp.pipeline import load_bundle
 from webapp.web import item_views, items
-
-from .conftest import HTMX, RELAY_WATCH, SIMON
 
 #: Every route of the item pages, written out: (method, path, endpoint).
 ROUTES = [

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pages import HTMX
 from webapp.render import pygments_css
-
-from .conftest import HTMX
 
 EDITOR = "/agents/Simon/skills/chat"
 STATIC = Path(__file__).resolve().parents[2] / "static"

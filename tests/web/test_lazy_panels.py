@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.pages import HTMX
 from webapp.web.responses import shown_panels
-
-from .conftest import HTMX
 
 PREVIEW = "/agents/Simon/skills/chat/preview"
 

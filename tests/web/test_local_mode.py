@@ -9,10 +9,9 @@ import re
 
 import pytest
 
+from tests.support.pages import HTMX, TOKEN, is_page
 from webapp import db, store
 from webapp.web import access
-
-from .conftest import HTMX, TOKEN, is_page
 
 OWN_HOSTS = ["localhost", "localhost:5000", "127.0.0.1", "127.0.0.1:5000", "[::1]",
              "[::1]:8080", "127.0.0.2:5000"]

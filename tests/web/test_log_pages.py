@@ -6,11 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
+from tests.support.xss import CORPUS, xss_bundle
 from webapp import db, store
 from webapp.pipeline import Context, Diagnostic, assemble, format_log_entry, load_bundle, parse_log
-
-from .conftest import HTMX, executable_markup, fragment_root, is_page
-from .test_security import CORPUS, xss_bundle
 
 LOG = "/agents/Simon/log"
 

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
+from tests.support.pages import HTMX, fragment_root, is_page, starts_with
+from tests.support.workspaces import SIMON
 from webapp import db, store
-
-from .conftest import HTMX, SIMON, fragment_root, is_page, starts_with
 
 EDITOR = "/agents/Simon/skills/chat"
 IN_PLACE = {"X-Save-In-Place": "1"}

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 from markupsafe import escape
 
+from tests.support.pages import HTMX, is_page, starts_with
 from webapp import db, store
 from webapp.pipeline import assemble
 from webapp.web.skill_starters import STARTERS
-
-from .conftest import HTMX, is_page, starts_with
 
 NEW = "/agents/Simon/new-skill"
 

@@ -4,10 +4,9 @@ author's text back with a fresh token."""
 
 from __future__ import annotations
 
+from tests.support.pages import HTMX
 from webapp import db, store
 from webapp.web.security import FRESH_TOKEN_HEADER
-
-from .conftest import HTMX
 
 EDITOR = "/agents/Simon/skills/chat"
 IN_PLACE = {"X-Save-In-Place": "1"}

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.pages import HTMX, fragment_root, is_page
 from webapp import db, store
-
-from .conftest import HTMX, fragment_root, is_page
 
 EDITOR = "/agents/Simon/skills/chat"
 

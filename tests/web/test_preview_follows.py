@@ -15,10 +15,10 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.support.pages import HTMX
+from tests.support.workspaces import RELAY_WATCH, SIMON
 from webapp import db, store
 from webapp.web.forms import PICKED_AGENTS, PICKED_KEY
-
-from .conftest import HTMX, RELAY_WATCH, SIMON
 
 NIGHTLY, LATENCY = "nightly relay check", "admin asks about latency"
 TYPED = "A line the author just typed."

@@ -14,6 +14,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer
 
+from tests.support.workspaces import many_skills
 from webapp import render, tokens
 from webapp.lru import LRU
 from webapp.render import blocks, html
@@ -22,8 +23,6 @@ from webapp.web import diffing
 from webapp.web.cut_json import cut_strings
 from webapp.web.message_views import Models
 from webapp.web.preview import Choice, build_preview
-
-from .workspaces import many_skills
 
 
 @pytest.mark.parametrize("text, pieces", [

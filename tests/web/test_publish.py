@@ -7,11 +7,10 @@ import re
 
 import pytest
 
+from tests.support.pages import HTMX, fragment_root, is_page
 from webapp import db, store
 from webapp.web.diffing import diff_lines
 from webapp.web.publish_views import labelled
-
-from .conftest import HTMX, fragment_root, is_page
 
 CHANGES = "/agents/Simon/changes"
 PUBLISH = "/agents/Simon/changes/publish"

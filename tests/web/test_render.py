@@ -16,6 +16,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer
 
 import webapp
+from tests.support.workspaces import many_skills
 from webapp.lru import LRU
 from webapp.pipeline import assemble, load_bundle
 from webapp.render import (
@@ -28,8 +29,6 @@ from webapp.render import (
 from webapp.render import html as render_html
 from webapp.render.blocks import markdown_blocks, source_blocks
 from webapp.render.highlight import highlight_lines
-
-from .workspaces import many_skills
 
 DEMO = Path(webapp.__file__).parent / "demo"
 

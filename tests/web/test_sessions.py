@@ -9,9 +9,8 @@ from datetime import timedelta
 
 import pytest
 
+from tests.support.pages import PASSWORD, TOKEN, sign_in
 from webapp import db, store
-
-from .conftest import PASSWORD, TOKEN, sign_in
 
 EDITOR = "/agents/Simon/skills/chat"
 GUESSER = "203.0.113.9"

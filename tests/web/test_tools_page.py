@@ -6,11 +6,10 @@ import json
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, is_page, starts_with
+from tests.support.xss import CORPUS, XSS
 from webapp import db, store
 from webapp.store import renames
-
-from .conftest import HTMX, executable_markup, is_page, starts_with
-from .test_security import CORPUS, XSS
 
 TOOLS = "/agents/Simon/tools"
 IDENTITY = f"{TOOLS}/agent_identity"

@@ -9,11 +9,11 @@ import zipfile
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
+from tests.support.workspaces import SIMON
+from tests.support.xss import xss_bundle
 from webapp import db, store
 from webapp.pipeline import Skill, dump_bundle
-
-from .conftest import HTMX, SIMON, executable_markup, fragment_root, is_page
-from .test_security import xss_bundle
 
 BUNDLE = json.loads(SIMON.read_text(encoding="utf-8"))
 

@@ -7,10 +7,9 @@ import json
 
 import pytest
 
+from tests.support.pages import HTMX, executable_markup, is_page, starts_with
+from tests.support.xss import CORPUS, XSS
 from webapp import db, store
-
-from .conftest import HTMX, executable_markup, is_page, starts_with
-from .test_security import CORPUS, XSS
 
 VARIABLES = "/agents/Simon/variables"
 PREVIEW = "/agents/Simon/variable-preview"

@@ -41,13 +41,6 @@ class Block:
     text: str  # the lines joined by "\n" ("" for no lines, and for one empty line)
     origins: Sequence[Origin]  # one per line, a tuple or `Origins`: how many lines there are
 
-    @classmethod
-    def of_lines(cls, role: str | None, skill: str | None, lines: Sequence[Line]) -> Block:
-        if not lines:
-            return cls(role, skill, "", ())
-        texts, origins = zip(*lines, strict=True)
-        return cls(role, skill, "\n".join(texts), origins)
-
     @property
     def lines(self) -> list[Line]:
         """The block line by line, for the stages that must look at every line."""

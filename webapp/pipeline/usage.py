@@ -86,11 +86,6 @@ class WhereUsed:
     bindings: tuple[BindingUse, ...]  # bindings calling the tool `name`
     suggestions: tuple[str, ...]  # for an unknown name: the known names closest to it
 
-    @property
-    def resolves_to(self) -> str:
-        """What `{{name}}` gives: the first meaning's kind, or `unknown`."""
-        return self.meanings[0].kind if self.meanings else "unknown"
-
 
 def where_used(workspace: Workspace, name: str) -> WhereUsed:
     """Where `workspace` uses `name`, and what `name` is.

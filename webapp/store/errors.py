@@ -46,8 +46,8 @@ class Conflict(StoreError):
     Nothing was written. `current` holds the saved skill as it is now (`version`,
     `d_tag`, `content`, `name`, ...; `deleted` true when it was moved to the trash
     meanwhile, `gone` when it no longer exists), `saved` the same as a pipeline `Skill`
-    (an empty one when the skill is gone), and `submitted` the fields the author sent,
-    `submitted_content` their text. `where` says where the skill went.
+    (an empty one when the skill is gone), and `submitted` the fields the author sent
+    (their text under `content`). `where` says where the skill went.
     """
 
     def __init__(self, d_tag: str, *, expected_version: int | None, current: dict[str, Any],
@@ -82,18 +82,6 @@ class Conflict(StoreError):
         if self.current.get("d_tag", self.d_tag) != self.d_tag:
             return "renamed"
         return "here"
-
-    @property
-    def current_version(self) -> int:
-        return self.current["version"]
-
-    @property
-    def current_content(self) -> str:
-        return self.current["content"]
-
-    @property
-    def submitted_content(self) -> str | None:
-        return self.submitted.get("content")
 
 
 class InUse(StoreError):

@@ -1,65 +1,16 @@
-"""Fixtures for the web tests: the demo agents in the test database, a CSRF token, htmx
-headers, and what a response is (a whole page or an htmx fragment).
-
-The shared `app` and `client` fixtures (tests/conftest.py) give an app on an empty,
-migrated database; these add the Simon and Relay Watch demo agents and helpers to post as
-a browser would.
-"""
+"""What a response is (a whole page or an htmx fragment), what markup could run, and how
+the tests post and sign in as a browser would."""
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-import webapp
-from benchmarks.workspaces import scale_workspace
-from webapp import db, store
-from webapp.pipeline import load_bundle
-
-from .workspaces import many_skills
-
-SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
-RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
 TOKEN = "test-csrf-token"
 HTMX = {"HX-Request": "true"}
-
-
-@pytest.fixture
-def simon(app) -> str:
-    """The seed's Simon agent imported into the test database; returns its name."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), load_bundle(SIMON))
-    return "Simon"
-
-
-@pytest.fixture
-def relay_watch(app) -> str:
-    """The Relay Watch demo agent (two scenarios with different triggers, template sections,
-    results by args, a `{{admin_note}}` typo, an unused binding); returns its name."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), load_bundle(RELAY_WATCH))
-    return "Relay Watch"
-
-
-@pytest.fixture
-def many(app) -> str:
-    """60 skills of about 20 lines (a document of about 1,300 lines) as agent `Many`."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), many_skills(60))
-    return "Many"
-
-
-@pytest.fixture
-def bench(app) -> str:
-    """The benchmarks' real size: 200 skills of about 2 KB using 50 tools (a document of
-    21,000 lines), `skill_0`..`skill_199`, scenario `bench`, as agent `Bench`."""
-    with app.app_context():
-        store.import_bundle(db.get_session(), scale_workspace(200))
-    return "Bench"
+#: The password of every account the web tests make.
+PASSWORD = "correct horse battery"
 
 
 def is_page(response) -> bool:
@@ -75,38 +26,6 @@ def starts_with(response, root: bytes) -> bool:
 def fragment_root(response) -> bytes:
     """The start of a fragment: its root element's opening tag."""
     return response.data.lstrip()[:80]
-
-
-@pytest.fixture
-def csrf(client) -> str:
-    """Put a known CSRF token in the client's session and return it."""
-    with client.session_transaction() as session:
-        session["csrf_token"] = TOKEN
-    return TOKEN
-
-
-@pytest.fixture
-def skill_form(csrf):
-    """Build the fields the editor form posts for a skill, with overrides."""
-
-    def build(content: str, version: int = 1, **fields: Any) -> dict[str, Any]:
-        data = {"csrf_token": csrf, "version": version, "d_tag": "chat", "name": "Chat",
-                "layer": "1", "triggers": "dm", "enabled": "1", "content": content}
-        data.update(fields)
-        return data
-
-    return build
-
-
-@pytest.fixture
-def saved(app):
-    """Read a skill as it is saved now: `saved(agent, d_tag)` -> store row."""
-
-    def read(agent: str, d_tag: str) -> Any:
-        with app.app_context():
-            return store.get_skill(db.get_session(), agent, d_tag)
-
-    return read
 
 
 class Markup(HTMLParser):
@@ -170,32 +89,6 @@ def executable_markup(html: str) -> list[str]:
     return found
 
 
-# -- accounts
-
-#: The password of every account the web tests make.
-PASSWORD = "correct horse battery"
-
-
-@pytest.fixture
-def cheap_hashes(monkeypatch) -> None:
-    """argon2 with the least work it allows: the web tests sign in many times, and what
-    they check is who may do what, not the hash (tests/store/test_accounts.py checks it)."""
-    from argon2 import PasswordHasher
-
-    monkeypatch.setattr(store.accounts, "HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-
-
-@pytest.fixture
-def team(app, cheap_hashes) -> list[str]:
-    """One account of each role, named after it (`viewer`, ... `admin`), password
-    `PASSWORD`; the app is no longer in the local single-user mode."""
-    with app.app_context():
-        for role in reversed(store.ROLES):  # the admin first: the first account must be one
-            store.accounts.create_user(db.get_session(), store.NewUser(role, role, PASSWORD))
-    return list(store.ROLES)
-
-
 def sign_in(client: Any, username: str, token: str = TOKEN) -> Any:
     """Sign `client` in as `username` through the sign-in form; returns it, with the CSRF
     token `token` in its new session."""
@@ -207,3 +100,10 @@ def sign_in(client: Any, username: str, token: str = TOKEN) -> Any:
     with client.session_transaction() as session:
         session["csrf_token"] = token
     return client
+
+
+def without_time(body: bytes) -> bytes:
+    """The body without what differs between two requests: the log entry's time and the
+    style nonce of the Content-Security-Policy."""
+    body = re.sub(rb"context-log: \S+Z", b"context-log: T", body)
+    return re.sub(rb'nonce="[^"]*"', b'nonce=""', body)

@@ -1,8 +1,16 @@
-"""Workspaces built for the preview tests: many small skills, each using several tools."""
+"""Workspaces for the tests: the demo agents' bundles, and many small skills each using
+several tools (built for the preview tests)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import webapp
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Workspace
+
+#: The demo agents' bundles, as the app seeds them.
+SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
+RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
 
 
 def many_skills(n: int, n_tools: int = 7) -> Workspace:

@@ -5,14 +5,13 @@ map, so a new route is visited without being listed anywhere."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
-import webapp
 from webapp import db, store
 from webapp.pipeline import assemble, load_bundle
 
-RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
+from .workspaces import RELAY_WATCH
+
 AGENT = "Relay Watch"
 
 
