@@ -25,7 +25,7 @@ from webapp.lru import LRU
 from webapp.render import highlight as highlighting
 from webapp.render import highlight_markdown_lines, markdown_to_html
 from webapp.render import html as render_html
-from webapp.web import diffing
+from webapp.textdiff import lines as diffing
 
 simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.web import conftest as web
 from webapp.pipeline import Agent, Scenario, Skill, Workspace, assemble
-from webapp.web.diffing import diff_lines
+from webapp.textdiff.lines import diff_lines
 
 simon, csrf, skill_form = web.simon, web.csrf, web.skill_form
 

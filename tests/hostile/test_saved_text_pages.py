@@ -9,7 +9,7 @@ import pytest
 from tests.web import conftest as web
 from webapp import db, store
 from webapp.pipeline import assemble
-from webapp.web.shown_text import SHOWN_CHARS, shown_part
+from webapp.views.shown_text import SHOWN_CHARS, shown_part
 
 simon = web.simon
 

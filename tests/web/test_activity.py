@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from webapp import db, store
-from webapp.web.activity_view import PAGE_SIZE
+from webapp.views.activity import PAGE_SIZE
 
 from .conftest import HTMX, executable_markup, fragment_root, is_page
 

@@ -10,9 +10,9 @@ from html import unescape
 import pytest
 
 from webapp.pipeline import assemble
-from webapp.web import diff_window
-from webapp.web.diff_window import DiffFold, HunkHeader, diff_page, table_rows
-from webapp.web.diffing import diff_lines
+from webapp.textdiff.lines import diff_lines
+from webapp.views import diff_window
+from webapp.views.diff_window import DiffFold, HunkHeader, diff_page, table_rows
 
 from .conftest import HTMX
 from .workspaces import many_skills

@@ -8,9 +8,9 @@ from itertools import pairwise
 
 import pytest
 
-from webapp.web import diffing
-from webapp.web.diffing import diff_lines, line_opcodes
-from webapp.web.word_marks import word_parts
+from webapp.textdiff import lines as diffing
+from webapp.textdiff.lines import diff_lines, line_opcodes
+from webapp.textdiff.words import word_parts
 
 
 @pytest.mark.parametrize("old, new, left, right", [

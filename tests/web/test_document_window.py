@@ -14,10 +14,10 @@ import pytest
 
 from webapp.pipeline import assemble
 from webapp.render import markdown_to_html
-from webapp.web import document_window
-from webapp.web.document_window import DocumentWindow, Fold, Opened, parse_lines, parse_opened
-from webapp.web.preview import with_draft
-from webapp.web.source_view import source_rows
+from webapp.views import document_window
+from webapp.views.document_window import DocumentWindow, Fold, Opened, parse_lines, parse_opened
+from webapp.views.preview import with_draft
+from webapp.views.source_table import source_rows
 
 from .conftest import HTMX
 from .workspaces import many_skills

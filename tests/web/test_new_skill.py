@@ -8,7 +8,7 @@ from markupsafe import escape
 
 from webapp import db, store
 from webapp.pipeline import assemble
-from webapp.web.skill_starters import STARTERS
+from webapp.views.skill_starters import STARTERS
 
 from .conftest import HTMX, is_page, starts_with
 

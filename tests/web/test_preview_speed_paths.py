@@ -18,10 +18,10 @@ from webapp import render, tokens
 from webapp.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
-from webapp.web import diffing
-from webapp.web.cut_json import cut_strings
-from webapp.web.message_views import Models
-from webapp.web.preview import Choice, build_preview
+from webapp.textdiff import lines as diffing
+from webapp.views.cut_json import cut_strings
+from webapp.views.messages import Models
+from webapp.views.preview import Choice, build_preview
 
 from .workspaces import many_skills
 
@@ -126,7 +126,7 @@ def test_odd_line_breaks_are_all_seen():
 
 
 def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monkeypatch):
-    from webapp.web import preview as preview_module
+    from webapp.views import preview as preview_module
 
     assembled: list[str] = []
 
@@ -172,7 +172,7 @@ def test_the_saved_skill_previewed_is_assembled_afresh(monkeypatch):
 def test_a_page_is_the_template_rendered_and_encoded_whole(app, simon):
     from flask import render_template
 
-    from webapp.web.agent_views import AgentRow
+    from webapp.views.agents import AgentRow
     from webapp.web.responses import page_or_fragment
 
     big = "<b>" + "x" * 100_000 + "</b>"

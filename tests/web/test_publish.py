@@ -8,8 +8,8 @@ import re
 import pytest
 
 from webapp import db, store
-from webapp.web.diffing import diff_lines
-from webapp.web.publish_views import labelled
+from webapp.textdiff.lines import diff_lines
+from webapp.views.publish import labelled
 
 from .conftest import HTMX, fragment_root, is_page
 

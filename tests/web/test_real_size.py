@@ -10,8 +10,8 @@ from html import unescape
 import pytest
 
 from benchmarks.workspaces import scale_workspace
-from webapp.web.agent_view import CHART_BARS
-from webapp.web.diff_window import STAGE_PAGE
+from webapp.views.agent_preview import CHART_BARS
+from webapp.views.diff_window import STAGE_PAGE
 
 from .conftest import HTMX
 

@@ -18,7 +18,7 @@ from itertools import zip_longest
 
 from webapp import bounded
 
-from .word_marks import Parts, WordMarker
+from .words import Parts, WordMarker
 
 #: Lines of unchanged context around each change, as `diff -u` shows.
 CONTEXT_LINES = 3

@@ -13,11 +13,11 @@ from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
+from webapp.views.activity import who
 
 from . import (
     access,
     activity,
-    activity_view,
     agent_preview,
     agents,
     auth,
@@ -90,7 +90,7 @@ def register(app: Flask) -> None:
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
-    app.jinja_env.filters["who"] = activity_view.who
+    app.jinja_env.filters["who"] = who
     app.url_map.converters["id"] = forms.IdConverter
     # Rendering, highlighting and diffing of the request's untrusted text share one budget
     # of wall time (`webapp.bounded`): past it, what is left is shown escaped.

@@ -11,27 +11,26 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, abort, g, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, request, url_for
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace
-
-from .agent_view import build, build_comparison, compared
-from .diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
-from .document_window import VIEWS, DocumentWindow, is_count, parse_lines
-from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
-from .message_views import request_bodies
-from .preview import (
+from webapp.views.agent_preview import build, build_comparison, compared
+from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
+from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
+from webapp.views.messages import request_bodies
+from webapp.views.preview import (
     Choice,
     StageView,
     preview_models,
     run,
     run_followed,
-    skill_link,
     stages_followed,
 )
-from .preview_links import agent_links, editor_links
+
+from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
+from .preview_links import agent_links, editor_links, skill_link
 from .responses import done, page_or_fragment, shown_panels, wants_fragment
 from .workspace import load_workspace
 
@@ -48,7 +47,7 @@ def show(agent: str) -> Response:
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
     args = choice_args(choice, workspace)
-    preview = build(workspace, choice, skill_link(agent, args))
+    preview = build(workspace, choice, preview_models(current_app.config), skill_link(agent, args))
     # As in the editor: a large document's page renders the open panel alone.
     g.shown_panels = shown_panels(request.args.get("shown")) or (
         PAGE_PANELS if preview.window.large else None)
@@ -104,7 +103,8 @@ def body(agent: str) -> Response:
     provider = request.args.get("provider")
     workspace = load_workspace(agent)
     window, _ = fold_window(agent, workspace, request.args.get("skill") or None)
-    bodies = {b.slug: b for b in request_bodies(window.context.messages, preview_models())}
+    models = preview_models(current_app.config)
+    bodies = {b.slug: b for b in request_bodies(window.context.messages, models)}
     if provider not in bodies:
         abort(422, description="provider: openai or anthropic")
     return Response(bodies[provider].text, mimetype="application/json")
@@ -133,7 +133,7 @@ def compare(agent: str) -> Response:
     """Two scenarios, or one scenario under two triggers, side by side with their diff."""
     workspace = load_workspace(agent)
     a, b, errors = sides(request.args, workspace)
-    comparison = build_comparison(workspace, a, b)
+    comparison = build_comparison(workspace, a, b, preview_models(current_app.config))
     return page_or_fragment(
         "agent_preview_compare.html", "_compare.html", 422 if errors else 200,
         agent=agent, comparison=comparison, errors=errors,

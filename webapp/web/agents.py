@@ -13,8 +13,8 @@ from flask import Blueprint, Response, request, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.views.agents import AgentForm, agent_rows, parse_agent_form
 
-from .agent_views import AgentForm, agent_rows, parse_agent_form
 from .responses import done, page_or_fragment
 
 bp = Blueprint("agents", __name__)

@@ -12,15 +12,36 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, g, jsonify, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    request,
+    url_for,
+)
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
+from webapp.views.document_window import Opened, parse_opened
+from webapp.views.editor import diagnostics_data, names_data
+from webapp.views.preview import (
+    Choice,
+    ProblemCounts,
+    build_preview,
+    own_problems,
+    preview_models,
+    problem_counts,
+    run_followed,
+)
+from webapp.views.wording import counted
 
 from .conflicts import conflict_response
-from .document_window import Opened, parse_opened
-from .editor_data import diagnostics_data, names_data
 from .forms import (
     choice_args,
     filter_query,
@@ -29,19 +50,8 @@ from .forms import (
     picker_choice,
     request_data,
 )
-from .preview import (
-    Choice,
-    ProblemCounts,
-    build_preview,
-    own_problems,
-    preview_models,
-    problem_counts,
-    run_followed,
-    skill_link,
-)
-from .preview_links import editor_links
+from .preview_links import editor_links, skill_link
 from .responses import (
-    counted,
     done,
     flag,
     page_or_fragment,
@@ -282,8 +292,8 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
     # carries the names block; a preview has neither.
     no_list = wants_fragment() and fragment == "_preview.html"
     args = choice_args(choice, workspace)
-    preview = build_preview(workspace, draft, choice, preview_models(), skill_link(agent, args),
-                            whole=whole, opened=opened)
+    preview = build_preview(workspace, draft, choice, preview_models(current_app.config),
+                            skill_link(agent, args), whole=whole, opened=opened)
     return {
         "agent": agent,
         "current": current,

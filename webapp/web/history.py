@@ -15,12 +15,12 @@ from flask import Blueprint, Response, abort, request, url_for
 from webapp import models, store
 from webapp.db import get_session
 from webapp.render import highlight_markdown_lines, markdown_to_html
+from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
+from webapp.views.shown_text import shown_part
 
 from .conflicts import conflict_response
-from .diffing import SHOWN_ROWS, diff_lines
 from .forms import request_data, whole_number
 from .responses import done, page_or_fragment
-from .shown_text import shown_part
 
 bp = Blueprint("history", __name__)
 

@@ -14,9 +14,9 @@ from flask import Blueprint, Response, request, send_file, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.views.log import entry_text, entry_view
 
 from .forms import whole_number
-from .log_view import entry_text, entry_view
 from .responses import done, page_or_fragment
 
 bp = Blueprint("log", __name__)

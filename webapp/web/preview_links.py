@@ -10,11 +10,17 @@ the agent preview has no draft and gets them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import url_for
 
-from .document_window import Fold
+from webapp.views.document_window import Fold
+
+
+def skill_link(agent: str, args: dict[str, str]) -> Callable[[str], str]:
+    """The URL of a skill's editor keeping the picker's `args`: where the Source tab links."""
+    return lambda d_tag: url_for("editor.edit", agent=agent, d_tag=d_tag, **args)
 
 
 def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]:

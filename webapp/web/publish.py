@@ -15,9 +15,9 @@ from flask import Blueprint, Response, g, request, send_file, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.views.publish import changes_page, scenario_panel
 
 from .forms import whole_number
-from .publish_views import changes_page, scenario_panel
 from .responses import done, download_name, page_or_fragment
 
 bp = Blueprint("publish", __name__)

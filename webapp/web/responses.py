@@ -23,6 +23,8 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
+from webapp.views.wording import counted
+
 #: The spellings of "yes" a form or a JSON body may send for a checkbox or flag.
 TRUE_WORDS = frozenset({"1", "true", "on", "yes"})
 
@@ -132,11 +134,6 @@ def shows(panel: str) -> bool:
     that `app.js` fills by asking again when the tab is opened)."""
     shown = g.get("shown_panels")
     return shown is None or panel in shown
-
-
-def counted(number: int, noun: str) -> str:
-    """`1 scenario`, `2 scenarios`: a count and its noun, plural when it is not one."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def human_size(size: int) -> str:

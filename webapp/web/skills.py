@@ -14,10 +14,10 @@ from flask import Blueprint, Response, request, url_for
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill
+from webapp.views.skill_starters import STARTERS, STARTERS_BY_KEY
 
 from .forms import parse_skill_form
 from .responses import done, page_or_fragment
-from .skill_starters import STARTERS, STARTERS_BY_KEY
 
 bp = Blueprint("skills", __name__)
 

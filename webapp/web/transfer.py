@@ -29,8 +29,9 @@ from webapp.pipeline import (
     parse_json,
     unknown_names,
 )
+from webapp.views.wording import counted
 
-from .responses import counted, done, download_name, flag, page_or_fragment
+from .responses import done, download_name, flag, page_or_fragment
 from .security import takes_imports
 
 bp = Blueprint("transfer", __name__)
