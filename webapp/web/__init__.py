@@ -17,10 +17,10 @@ from webapp.views.activity import who
 
 from . import (
     access,
+    accounts,
     activity,
     agent_preview,
     agents,
-    auth,
     editor,
     forms,
     help,
@@ -38,7 +38,7 @@ from . import (
     variables,
 )
 
-BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
+BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, tools.bp, variables.bp, scenarios.bp,
               agent_preview.bp, log.bp, history.bp, trash.bp, transfer.bp, help.bp, uses.bp,
               activity.bp, publish.bp)
 
