@@ -157,6 +157,17 @@ def test_blueprints_import_no_other_blueprint_nor_the_app():
     assert offenders == []
 
 
+def test_every_view_declares_its_role(app):
+    """Each view says beside its route who may use it (`access.requires`); one that does
+    not would be refused to everyone. Only Flask's static view and the item pages that
+    `access.ITEM_ROLES` still holds go without."""
+    from webapp.web import access
+
+    undeclared = sorted(endpoint for endpoint, view in app.view_functions.items()
+                        if not hasattr(view, "required_role"))
+    assert undeclared == sorted(["static", *access.ITEM_ROLES])
+
+
 def test_no_module_is_over_the_size_limit():
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines())
              for name, path in MODULES.items()}

@@ -15,6 +15,7 @@ from webapp import store
 from webapp.db import get_session
 from webapp.views.activity import activity_list
 
+from .access import requires
 from .forms import whole_number
 from .responses import page_or_fragment
 
@@ -22,6 +23,7 @@ bp = Blueprint("activity", __name__)
 
 
 @bp.get("/agents/<agent>/activity")
+@requires("viewer")
 def agent(agent: str) -> Response:
     """The agent's activity across its renames, filtered by user and kind."""
     session = get_session()
@@ -33,6 +35,7 @@ def agent(agent: str) -> Response:
 
 
 @bp.get("/admin/activity")
+@requires("admin")
 def admin() -> Response:
     """Everything done on this instance, filtered by user, agent and kind."""
     listing = activity_list(get_session(), request.args, _before(),

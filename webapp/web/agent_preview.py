@@ -29,6 +29,7 @@ from webapp.views.preview import (
     stages_followed,
 )
 
+from .access import requires
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
 from .preview_links import agent_links, editor_links, skill_link
 from .responses import done, page_or_fragment, shown_panels, wants_fragment
@@ -41,6 +42,7 @@ PAGE_PANELS = shown_panels("document:rendered")
 
 
 @bp.get("/agents/<agent>/preview")
+@requires("viewer")
 def show(agent: str) -> Response:
     """The agent's context for the scenario (and overrides) in the query string (with
     `shown`, that panel alone; with `parts=all`, every part in the Budget chart)."""
@@ -58,6 +60,7 @@ def show(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
+@requires("viewer")
 def lines(agent: str) -> Response:
     """Lines of a large document's Document tab that were folded (`view`, `lines`): the
     agent preview's, or with `skill` the editor's preview of that skill, saved (GET) or
@@ -75,6 +78,7 @@ def lines(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/stage", methods=["GET", "POST"])
+@requires("viewer")
 def stage_rows(agent: str) -> Response:
     """Rows of a stage of the editor's Pipeline tab that were folded (`skill`, `stage`,
     `layout`, `rows`): of the saved skill (GET) or of the draft the editor's form posts."""
@@ -96,6 +100,7 @@ def stage_rows(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/body", methods=["GET", "POST"])
+@requires("viewer")
 def body(agent: str) -> Response:
     """A request body (`provider`: openai or anthropic) whole, as JSON: of the agent
     preview's context, or with `skill` of the editor's preview of it (saved, or the
@@ -111,6 +116,7 @@ def body(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/preview/log")
+@requires("author")
 def append_log(agent: str) -> Response:
     """Append the previewed context to the agent's context log."""
     session = get_session()
@@ -129,6 +135,7 @@ def append_log(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/preview/compare")
+@requires("viewer")
 def compare(agent: str) -> Response:
     """Two scenarios, or one scenario under two triggers, side by side with their diff."""
     workspace = load_workspace(agent)
@@ -142,6 +149,7 @@ def compare(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/preview/compare/lines")
+@requires("viewer")
 def compare_lines(agent: str) -> Response:
     """Rows of a comparison's diff that were folded (`diff`, `layout`, `rows`): in place
     of the fold (htmx), or as a page of their own."""

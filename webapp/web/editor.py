@@ -41,6 +41,7 @@ from webapp.views.preview import (
 )
 from webapp.views.wording import counted
 
+from .access import requires
 from .conflicts import conflict_response
 from .forms import (
     choice_args,
@@ -73,6 +74,7 @@ TOGGLE_TRIES = 5
 
 
 @bp.get("/agents/<agent>")
+@requires("viewer")
 def agent(agent: str) -> Response:
     """Open the agent's first skill; an agent without skills has a page saying how to start."""
     session = get_session()
@@ -86,6 +88,7 @@ def agent(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>")
+@requires("viewer")
 def edit(agent: str, d_tag: str) -> Response:
     """The editor: skill list, form and the preview of the saved skill."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -93,6 +96,7 @@ def edit(agent: str, d_tag: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/preview")
+@requires("viewer")
 def preview_saved(agent: str, d_tag: str) -> Response:
     """The preview of the saved skill for the scenario in the query string."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -101,6 +105,7 @@ def preview_saved(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/preview")
+@requires("viewer")
 def preview(agent: str, d_tag: str) -> Response:
     """The preview of the submitted draft; nothing is saved."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -111,6 +116,7 @@ def preview(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>")
+@requires("author")
 def save(agent: str, d_tag: str) -> Response:
     """Save the draft from the version it was loaded at; a stale version, or a skill
     renamed, trashed or deleted meanwhile, gets the conflict page with the author's text."""
@@ -155,6 +161,7 @@ def save(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/enabled")
+@requires("author")
 def toggle(agent: str, d_tag: str) -> Response:
     """Enable or disable a skill from the list (saved at once, as a new version).
 
@@ -173,6 +180,7 @@ def toggle(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/move")
+@requires("author")
 def move(agent: str, d_tag: str) -> Response:
     """Move a skill one place up or down in the adoption order."""
     session = get_session()
@@ -192,6 +200,7 @@ def move(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/order")
+@requires("author")
 def order(agent: str) -> Response:
     """Set the whole adoption order (the list's drag and drop): `order` names every skill once."""
     data, from_form = request_data()
@@ -206,12 +215,14 @@ def order(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skill-list")
+@requires("viewer")
 def skill_list(agent: str) -> Response:
     """The skill list filtered by `q`, for htmx; otherwise a redirect to the editor."""
     return skill_list_response(agent, request.args)
 
 
 @bp.get("/agents/<agent>/names")
+@requires("viewer")
 def names(agent: str) -> Response:
     """What each `{{name}}` of the agent is and gives for `scenario`, as JSON: the code
     editor asks again when the preview's scenario changes. Revalidated by its ETag."""
@@ -225,6 +236,7 @@ def names(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/log")
+@requires("author")
 def append_log(agent: str, d_tag: str) -> Response:
     """Append the previewed context (draft included) to the agent's context log."""
     session = get_session()

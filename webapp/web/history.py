@@ -18,6 +18,7 @@ from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 from webapp.views.history import field_changes
 from webapp.views.shown_text import shown_part
 
+from .access import requires
 from .conflicts import conflict_response
 from .forms import request_data, whole_number
 from .responses import done, page_or_fragment
@@ -26,6 +27,7 @@ bp = Blueprint("history", __name__)
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/history")
+@requires("viewer")
 def index(agent: str, d_tag: str) -> Response:
     """A skill's revisions and the diff between the two picked (by default the last two)."""
     session = get_session()
@@ -43,6 +45,7 @@ def index(agent: str, d_tag: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/history/<id:version>")
+@requires("viewer")
 def revision(agent: str, d_tag: str, version: int) -> Response:
     """One saved version: its fields, its text rendered and as highlighted source."""
     session = get_session()
@@ -56,6 +59,7 @@ def revision(agent: str, d_tag: str, version: int) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/history/<id:version>/restore")
+@requires("author")
 def restore(agent: str, d_tag: str, version: int) -> Response:
     """Save an old version as a new one, from the version the page showed (else a 409)."""
     session = get_session()
