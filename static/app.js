@@ -49,7 +49,8 @@ document.documentElement.classList.add("js");
     try { return JSON.parse(sessionStorage.getItem(storeKey())) || {}; } catch (e) { return {}; }
   }
   // The live preview sends the open panel alone (`shown`: `diff`, `document:source`...);
-  // opening a panel that came as a placeholder asks for the preview again.
+  // the others come as placeholders that load themselves when seen (htmx `intersect`,
+  // `lazy` in _macros.html). This keeps the field naming the open tab and view.
   // The editor's wrap is inside its form; the agent preview's names its picker's form
   // (`data-form`), which is outside it.
   function syncShown(wrap) {
@@ -61,22 +62,7 @@ document.documentElement.classList.add("js");
     const view = {document: wrap.dataset.docView || "rendered",
                   pipeline: wrap.dataset.diffView || "unified"}[tab];
     field.value = view ? tab + ":" + view : tab;
-    const panel = wrap.querySelector('.panel[data-panel="' + tab + '"]');
-    const lazy = !panel ? null : tab === "document"
-      ? panel.querySelector(".doc-" + view + " [data-lazy]")
-      : Array.from(panel.querySelectorAll("[data-lazy]")).find(function (el) {
-          const other = el.closest(".diff-unified, .diff-split");
-          return !other || !view || other.classList.contains("diff-" + view);
-        });
-    if (lazy && window.htmx && refills < 3) {
-      refills += 1;
-      htmx.trigger(form, "change");
-    }
   }
-  // Asks made for a placeholder since the author last typed: a bound, so an answer that
-  // keeps sending one can never make a loop.
-  let refills = 0;
-  document.addEventListener("input", function () { refills = 0; });
   function saveViews(wrap) {
     syncShown(wrap);
     const views = loadViews();
@@ -573,14 +559,5 @@ document.documentElement.classList.add("js");
     const el = document.getElementById("status");
     if (event.detail.target && event.detail.target.id === "preview" && el && el.dataset.about === "preview") status("");
     syncTabs();
-    // An answer to a request sent before a tab was opened holds that tab as a placeholder
-    // (the editor's #preview, the agent preview's #agent-preview).
-    const id = event.detail.target && event.detail.target.id;
-    if (id === "preview" || id === "agent-preview") {
-      // The swap replaced the target: look the new one up.
-      const preview = document.getElementById(id);
-      const wrap = preview && preview.closest(".preview-wrap");
-      if (wrap) syncShown(wrap);
-    }
   });
 })();

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.responses import shown_panels
+from webapp.views.panels import shown_panels
 
 from .conftest import HTMX
 

@@ -13,6 +13,7 @@ from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
+from webapp.views import panels
 from webapp.views.activity import who
 
 from . import (
@@ -89,6 +90,7 @@ def register(app: Flask) -> None:
     app.config.setdefault("COMPRESS_LEVEL", 6)
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
+    app.jinja_env.globals["panel_element"] = panels.element_of
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
     app.jinja_env.filters["who"] = who
     app.url_map.converters["id"] = forms.IdConverter

@@ -1,10 +1,11 @@
 """Signing in and out, one's own account, and the admins' list of accounts.
 
 Every rule (names, passwords, roles, throttling, the last admin) is the store's
-(`webapp.store.accounts`); who may open which page each view declares (`access.requires`). Signing in starts
-a new session (the old one, CSRF token included, is dropped); signing out ends every
-session of the account in the store and clears this one. Both take the CSRF token or a
-request the browser says this site's page sent (`security.same_origin_suffices`).
+(`webapp.store.accounts`); who may open which page each view declares
+(`access.requires`). Signing in starts a new session (the old one, CSRF token included,
+is dropped); signing out ends every session of the account in the store and clears this
+one. Both take the CSRF token or a request the browser says this site's page sent
+(`security.same_origin_suffices`).
 """
 
 from __future__ import annotations

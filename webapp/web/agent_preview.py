@@ -20,6 +20,7 @@ from webapp.views.agent_preview import build, build_comparison, compared
 from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
 from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from webapp.views.messages import request_bodies
+from webapp.views.panels import shown_panels
 from webapp.views.preview import (
     Choice,
     StageView,
@@ -32,7 +33,7 @@ from webapp.views.preview import (
 from .access import requires
 from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
 from .preview_links import agent_links, editor_links, skill_link
-from .responses import done, page_or_fragment, shown_panels, wants_fragment
+from .responses import done, page_or_fragment, wants_fragment
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)

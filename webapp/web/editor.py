@@ -30,6 +30,7 @@ from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
+from webapp.views.panels import shown_panels
 from webapp.views.preview import (
     Choice,
     ProblemCounts,
@@ -56,7 +57,6 @@ from .responses import (
     done,
     flag,
     page_or_fragment,
-    shown_panels,
     wants_fragment,
     without_slash,
 )
