@@ -65,6 +65,11 @@ def shown_panels(value: Any) -> frozenset[str] | None:
     return None
 
 
+#: What the page of a large document renders before the author opens another panel: the
+#: Document's rendered view, the tab a page opens on.
+LARGE_PAGE = shown_panels("document:rendered")
+
+
 def element_of(name: str) -> str:
     """The id of the element that holds panel `name` (for a placeholder to load)."""
     return BY_NAME[name].element

@@ -20,7 +20,7 @@ from webapp.views.agent_preview import build, build_comparison, compared
 from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
 from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from webapp.views.messages import request_bodies
-from webapp.views.panels import shown_panels
+from webapp.views.panels import LARGE_PAGE, shown_panels
 from webapp.views.preview import (
     Choice,
     StageView,
@@ -38,9 +38,6 @@ from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
 
-#: What a page of the agent preview renders, unless `shown` asks for another panel.
-PAGE_PANELS = shown_panels("document:rendered")
-
 
 @bp.get("/agents/<agent>/preview")
 @requires("viewer")
@@ -53,7 +50,7 @@ def show(agent: str) -> Response:
     preview = build(workspace, choice, preview_models(current_app.config), skill_link(agent, args))
     # As in the editor: a large document's page renders the open panel alone.
     g.shown_panels = shown_panels(request.args.get("shown")) or (
-        PAGE_PANELS if preview.window.large else None)
+        LARGE_PAGE if preview.window.large else None)
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),

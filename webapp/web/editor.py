@@ -30,7 +30,7 @@ from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
-from webapp.views.panels import shown_panels
+from webapp.views.panels import LARGE_PAGE, shown_panels
 from webapp.views.preview import (
     Choice,
     ProblemCounts,
@@ -65,9 +65,6 @@ bp = Blueprint("editor", __name__)
 
 #: The scenario picker's query arguments, which links between skills keep.
 PICKER_FIELDS = ("scenario", "trigger", "message", "provider")
-
-#: What a page of the editor renders of the preview, unless `shown` asks for another panel.
-PAGE_PANELS = shown_panels("document:rendered")
 
 #: How often a toggle that met a concurrent save is tried again before answering 409.
 TOGGLE_TRIES = 5
@@ -353,7 +350,7 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
                              whole=data.get("shown") is None and request.method != "GET",
                              opened=parse_opened(data.get("opened")))
     if asked is None and request.method == "GET" and context["preview"].window.large:
-        g.shown_panels = PAGE_PANELS
+        g.shown_panels = LARGE_PAGE
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
 
