@@ -20,9 +20,10 @@ refused request is refused whatever it carries) and decides in this order:
    everyone (`tests/test_architecture.py` fails on one, and `tests/web/test_access.py`
    holds its own table of who may use each route).
 
-`RAISED_BY` adds the one rule that depends on what is sent: importing a bundle *over* an
-existing agent (`replace`) replaces it, which is an admin's. It is checked after the CSRF
-check, once the body limit of the route applies to reading the form.
+A view may also name form flags that ask a higher role (`requires(..., flags=...)`):
+importing a bundle *over* an existing agent (`replace`) replaces it, which is an admin's.
+They are checked after the CSRF check, once the body limit of the route applies to
+reading the form.
 
 Templates hide what a role cannot use with `can("author")`.
 """
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -52,8 +53,8 @@ ANYONE = "anyone"
 VIEWER, AUTHOR, REVIEWER, ADMIN = store.ROLES
 V = TypeVar("V", bound=Callable[..., Any])
 
-#: The attribute `requires` sets on a view function.
-_ROLE = "required_role"
+#: The attributes `requires` sets on a view function.
+_ROLE, _FLAGS = "required_role", "required_by_flags"
 
 #: The tools, variables and scenarios pages' roles, until their blueprint declares them
 #: with `requires` as every other one does.
@@ -66,9 +67,10 @@ ITEM_ROLES: dict[str, str] = {
 }
 
 
-def requires(role: str) -> Callable[[V], V]:
+def requires(role: str, *, flags: Mapping[str, str] | None = None) -> Callable[[V], V]:
     """Declare the least role that may use a view, whatever method its route takes:
-    `@requires("author")` under the route's decorator (`ANYONE`: no sign-in needed).
+    `@requires("author")` under the route's decorator (`ANYONE`: no sign-in needed), and
+    the form `flags` that, when set, ask a higher role (`flags={"replace": "admin"}`).
 
     Viewers read everything, previews included (a POSTed preview or check computes and
     stores nothing); authors change skills, tools, variables, scenarios and agent
@@ -77,20 +79,16 @@ def requires(role: str) -> Callable[[V], V]:
     replace, delete and restore agents, and delete log entries. A confirmation page asks
     for the role of what it confirms.
     """
-    if role != ANYONE and role not in store.ROLES:
-        raise ValueError(f"No role {role!r}: one of {ANYONE}, {', '.join(store.ROLES)}.")
+    for named in (role, *(flags or {}).values()):
+        if named != ANYONE and named not in store.ROLES:
+            raise ValueError(f"No role {named!r}: one of {ANYONE}, {', '.join(store.ROLES)}.")
 
     def declare(view: V) -> V:
         setattr(view, _ROLE, role)
+        setattr(view, _FLAGS, dict(flags or {}))
         return view
     return declare
 
-
-#: (endpoint, method) -> (form field, role): when the field is set, the request needs the
-#: role as well.
-RAISED_BY: dict[tuple[str, str], tuple[str, str]] = {
-    ("transfer.import_bundle", "POST"): ("replace", ADMIN),
-}
 
 #: Headers a reverse proxy or a CDN adds: with no account, a request carrying one came
 #: through a proxy, from elsewhere, and is refused (`PROXY_FIX` or not: with no account no
@@ -221,12 +219,15 @@ def authorize() -> Response | None:
 
 
 def authorize_flags() -> None:
-    """The `RAISED_BY` rules: a flag in the form that asks a higher role."""
-    raised = RAISED_BY.get((request.endpoint or "", request.method))
-    if raised is None or local_mode() or not flag(request.form.get(raised[0])):
+    """The flags a view declares (`requires(..., flags=...)`): a flag set in the form asks
+    its role as well."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    raised = getattr(view, _FLAGS, None)
+    if not raised or local_mode():
         return
-    if not store.has_role(current_user.role, raised[1]):
-        raise Forbidden(refusal(raised[1], f"with {raised[0]!r} set"))
+    for field, role in raised.items():
+        if flag(request.form.get(field)) and not store.has_role(current_user.role, role):
+            raise Forbidden(refusal(role, f"with {field!r} set"))
 
 
 def refusal(needed: str | None, what: str = "") -> str:

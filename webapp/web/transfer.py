@@ -62,7 +62,7 @@ def import_address() -> Response:
 
 @bp.post("/transfer/bundle")
 @takes_imports
-@requires("author")
+@requires("author", flags={"replace": "admin"})
 def import_bundle() -> Response:
     """Import a bundle (uploaded or pasted) as a new agent, or over one if `replace` is set."""
     form = request.form
