@@ -19,8 +19,7 @@ from webapp.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
 from webapp.textdiff import lines as diffing
-from webapp.views.cut_json import cut_strings
-from webapp.views.messages import Models
+from webapp.views.messages import Models, cut_strings
 from webapp.views.preview import Choice, build_preview
 
 from .workspaces import many_skills
@@ -89,7 +88,7 @@ def test_a_large_preview_shows_what_whole_rendering_shows():
     assert render.highlight_markdown_lines(document) == list(
         highlighting.highlight_lines(document))
     for body in preview.bodies:
-        # A large document's body is shown with its long strings cut (`cut_json`).
+        # A large document's body is shown with its long strings cut (`messages.cut_strings`).
         assert body.cut
         shown = json.dumps(cut_strings(body.value, body.cut), indent=2, ensure_ascii=False)
         assert body.html == highlight(shown, JsonLexer(),

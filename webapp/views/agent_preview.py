@@ -14,10 +14,10 @@ from webapp.pipeline import Context, Diagnostic, Workspace
 from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
-from .cut_json import BODY_CUT
 from .diff_window import Item, diff_page
 from .document_window import DocumentWindow
 from .messages import (
+    BODY_CUT,
     MessageCard,
     Models,
     RequestBody,

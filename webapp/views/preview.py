@@ -33,10 +33,10 @@ from webapp.pipeline import (
 from webapp.textdiff.lines import SHOWN_ROWS, Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
-from .cut_json import BODY_CUT
 from .diff_window import STAGE_PAGE, diff_page, paged
 from .document_window import DocumentWindow, Opened
 from .messages import (
+    BODY_CUT,
     MessageCard,
     Models,
     RequestBody,
