@@ -9,7 +9,6 @@
 document.documentElement.classList.add("js");
 
 (function () {
-  const SKILL_FIELDS = ["d_tag", "name", "description", "layer", "triggers", "enabled", "content"];
   const STORE_KEY = "skill-editor.view";
 
   // `about` says what a message is about: a refreshed preview clears only the messages
@@ -49,7 +48,8 @@ document.documentElement.classList.add("js");
     try { return JSON.parse(sessionStorage.getItem(storeKey())) || {}; } catch (e) { return {}; }
   }
   // The live preview sends the open panel alone (`shown`: `diff`, `document:source`...);
-  // opening a panel that came as a placeholder asks for the preview again.
+  // the others come as placeholders that load themselves when seen (htmx `intersect`,
+  // `lazy` in _macros.html). This keeps the field naming the open tab and view.
   // The editor's wrap is inside its form; the agent preview's names its picker's form
   // (`data-form`), which is outside it.
   function syncShown(wrap) {
@@ -61,22 +61,7 @@ document.documentElement.classList.add("js");
     const view = {document: wrap.dataset.docView || "rendered",
                   pipeline: wrap.dataset.diffView || "unified"}[tab];
     field.value = view ? tab + ":" + view : tab;
-    const panel = wrap.querySelector('.panel[data-panel="' + tab + '"]');
-    const lazy = !panel ? null : tab === "document"
-      ? panel.querySelector(".doc-" + view + " [data-lazy]")
-      : Array.from(panel.querySelectorAll("[data-lazy]")).find(function (el) {
-          const other = el.closest(".diff-unified, .diff-split");
-          return !other || !view || other.classList.contains("diff-" + view);
-        });
-    if (lazy && window.htmx && refills < 3) {
-      refills += 1;
-      htmx.trigger(form, "change");
-    }
   }
-  // Asks made for a placeholder since the author last typed: a bound, so an answer that
-  // keeps sending one can never make a loop.
-  let refills = 0;
-  document.addEventListener("input", function () { refills = 0; });
   function saveViews(wrap) {
     syncShown(wrap);
     const views = loadViews();
@@ -271,16 +256,10 @@ document.documentElement.classList.add("js");
     if (filter && field) field.value = filter.value;
   }
 
-  function snapshot(form) {
-    const data = new FormData(form);
-    return SKILL_FIELDS.map(function (name) { return name + "=" + (data.get(name) || ""); }).join("\u0000");
-  }
-  let baseline = null;
   let submitting = false;
   function isDirty() {
     const form = editorForm();
-    if (!form) return false;
-    return form.dataset.dirty === "true" || snapshot(form) !== baseline;
+    return !!form && edited(form);
   }
   function updateDirty() {
     const form = editorForm();
@@ -316,19 +295,14 @@ document.documentElement.classList.add("js");
     const form = editorForm();
     if (form) {
       restoreSplit(form);
-      baseline = snapshot(form);
+      watchForms(document);
       updateLineNumbers();
       updateDirty();
       const area = contentArea();
       area.addEventListener("scroll", syncScroll);
       const match = /^#L(\d+)$/.exec(location.hash);
       if (match) goToLine(parseInt(match[1], 10));
-      form.addEventListener("submit", function (event) {
-        // "Whole body" posts the draft to a new tab: this page stays, edits and all.
-        if (event.submitter && event.submitter.formTarget === "_blank") return;
-        submitting = true;
-        copyFilter(form);
-      });
+      form.addEventListener("submit", function () { copyFilter(form); });
     }
   });
 
@@ -452,7 +426,7 @@ document.documentElement.classList.add("js");
     const shown = form.querySelector(".form-version");
     if (shown) shown.textContent = "version " + outcome.version;
     delete form.dataset.dirty;
-    baseline = snapshot(form);
+    watched.set(form, fieldsOf(form));
     updateDirty();
     const el = document.getElementById("status");
     if (el) {
@@ -470,23 +444,36 @@ document.documentElement.classList.add("js");
     document.body.dispatchEvent(new Event("workspace-changed"));
   }
 
-  // -- other forms (tools, bindings, scenarios, settings, new skill): ask before leaving
-  //    with edits. Each form marked data-warn-unsaved is compared with what it held when
-  //    the page (or the swap that brought it) was shown.
+  // -- unsaved changes, tracked once for every form marked data-warn-unsaved (the skill
+  //    editor's, tools, bindings, scenarios, settings, new skill): each is compared with
+  //    what it held when the page (or the swap that brought it) was shown, or counts as
+  //    edited from the start when marked data-dirty (sent back with errors). `data-watch`
+  //    names the fields that count (the editor's skill fields, not its picker or the
+  //    open tab). Leaving a page with an edited form asks first.
   const watched = new Map();
   function fieldsOf(form) {
+    const only = form.dataset.watch ? form.dataset.watch.split(" ") : null;
     const entries = [];
     new FormData(form).forEach(function (value, key) {
-      if (key !== "csrf_token" && typeof value === "string") entries.push(key + "=" + value);
+      if (key !== "csrf_token" && typeof value === "string" && (!only || only.indexOf(key) >= 0)) {
+        entries.push(key + "=" + value);
+      }
     });
     return entries.join("\u0000");
+  }
+  function edited(form) {
+    return watched.has(form) && fieldsOf(form) !== watched.get(form);
   }
   function watchForms(root) {
     if (!root.querySelectorAll) return;
     root.querySelectorAll("form[data-warn-unsaved]").forEach(function (form) {
       if (watched.has(form)) return;
       watched.set(form, form.dataset.dirty === "true" ? null : fieldsOf(form));
-      form.addEventListener("submit", function () { submitting = true; });
+      form.addEventListener("submit", function (event) {
+        // "Whole body" posts the draft to a new tab: this page stays, edits and all.
+        if (event.submitter && event.submitter.formTarget === "_blank") return;
+        submitting = true;
+      });
     });
   }
   function watchedForm(element) {
@@ -494,17 +481,15 @@ document.documentElement.classList.add("js");
     return form && watched.has(form) ? form : null;
   }
   function editedForms() {
-    const edited = [];
-    watched.forEach(function (saved, form) {
-      if (document.contains(form) && fieldsOf(form) !== saved) edited.push(form);
+    return Array.from(watched.keys()).filter(function (form) {
+      return document.contains(form) && edited(form);
     });
-    return edited;
   }
   document.addEventListener("DOMContentLoaded", function () { watchForms(document); });
   document.addEventListener("htmx:afterSettle", function (event) { watchForms(event.detail.elt || document); });
 
   window.addEventListener("beforeunload", function (event) {
-    if (!submitting && (isDirty() || editedForms().length)) {
+    if (!submitting && editedForms().length) {
       event.preventDefault();
       event.returnValue = "";
     }
@@ -573,14 +558,5 @@ document.documentElement.classList.add("js");
     const el = document.getElementById("status");
     if (event.detail.target && event.detail.target.id === "preview" && el && el.dataset.about === "preview") status("");
     syncTabs();
-    // An answer to a request sent before a tab was opened holds that tab as a placeholder
-    // (the editor's #preview, the agent preview's #agent-preview).
-    const id = event.detail.target && event.detail.target.id;
-    if (id === "preview" || id === "agent-preview") {
-      // The swap replaced the target: look the new one up.
-      const preview = document.getElementById(id);
-      const wrap = preview && preview.closest(".preview-wrap");
-      if (wrap) syncShown(wrap);
-    }
   });
 })();

@@ -7,6 +7,8 @@ a cycle hidden behind a lazy import is still a cycle). See docs/architecture.md.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,12 +122,26 @@ def test_the_pipeline_imports_nothing_else_of_the_app():
 
 
 @pytest.mark.parametrize("lower, higher", [("store", "web"), ("store", "cli"),
-                                           ("pipeline", "store"), ("store", "app")])
+                                           ("pipeline", "store"), ("store", "app"),
+                                           ("views", "web"), ("textdiff", "web"),
+                                           ("textdiff", "views"), ("store", "views")])
 def test_layers_import_downwards_only(lower, higher):
-    """pipeline <- store <- web / cli: a lower layer never imports a higher one."""
+    """pipeline <- store <- views <- web / cli: a lower layer never imports a higher one
+    (`textdiff` is under `views`)."""
     offenders = [f"{name} imports {target}" for name, targets in GRAPH.items()
                  if _layer(name) == lower for target in targets if _layer(target) == higher]
     assert offenders == []
+
+
+def test_view_data_imports_no_flask():
+    """`webapp.views` and `webapp.textdiff` build what a page shows without a request, as
+    Flask keeps `sansio` apart: importing every module of them loads no Flask."""
+    names = sorted(name for name in MODULES if _layer(name) in ("views", "textdiff"))
+    assert "webapp.views.preview" in names and "webapp.textdiff.lines" in names
+    code = (f"import sys, importlib; [importlib.import_module(m) for m in {names!r}]; "
+            "print(sorted(m for m in ('flask', 'flask_login', 'werkzeug') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def _blueprints() -> set[str]:
@@ -139,6 +155,14 @@ def test_blueprints_import_no_other_blueprint_nor_the_app():
     offenders = [f"{name} imports {target}" for name in blueprints for target in GRAPH[name]
                  if target in blueprints or target == "webapp.app"]
     assert offenders == []
+
+
+def test_every_view_declares_its_role(app):
+    """Each view says beside its route who may use it (`access.requires`); one that does
+    not would be refused to everyone. Only Flask's static view goes without."""
+    undeclared = sorted(endpoint for endpoint, view in app.view_functions.items()
+                        if not hasattr(view, "required_role"))
+    assert undeclared == ["static"]
 
 
 def test_no_module_is_over_the_size_limit():

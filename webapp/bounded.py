@@ -63,7 +63,7 @@ MOST_WORKERS: Final = 4
 #: Seconds a new worker may take to start (a loaded machine forking the server).
 START_SECONDS: Final = 30.0
 #: Modules the forkserver imports once, so each worker starts with them.
-PRELOAD: Final = ["webapp.render.html", "webapp.render.highlight", "webapp.web.diffing"]
+PRELOAD: Final = ["webapp.render.html", "webapp.render.highlight", "webapp.textdiff.lines"]
 
 
 class _Overrun:

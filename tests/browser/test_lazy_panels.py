@@ -29,3 +29,63 @@ def test_a_tab_opened_after_typing_is_loaded(context, live_server):
     expect(page.locator("#panel-document .doc-rendered")).to_contain_text("Lazy line.")
     expect(page.locator("#panel-document .doc-rendered [data-lazy]")).to_have_count(0)
     assert page.evaluate("document.activeElement.getAttribute('role')") == "tab"
+
+
+def test_a_tab_opened_while_a_keystroke_s_preview_is_on_its_way_loads(context, live_server):
+    """The keystroke's answer, held until the tab is open, brings the tab as a placeholder
+    again: the placeholder loads itself, whichever answer came last."""
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    held: list = []
+    hold = {"next": False}
+
+    def route(route):
+        if hold["next"] and route.request.method == "POST":
+            hold["next"] = False
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/preview", route)
+    page.goto(f"{live_server}/agents/Simon/skills/chat")
+    content = page.get_by_label("Content", exact=True)
+    content.click()
+    page.keyboard.press("Control+End")
+    # A first keystroke: the Document tab is sent alone, Diff comes as a placeholder.
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        page.keyboard.type("First.\n")
+    expect(page.locator("#panel-diff [data-lazy]")).to_be_attached()
+    # The next keystroke's preview is held; the Diff tab is opened meanwhile.
+    hold["next"] = True
+    with page.expect_request(lambda r: r.url.endswith("/preview") and r.method == "POST"):
+        page.keyboard.type("Quick line.")
+    page.get_by_role("tab", name="Diff").click()
+    expect(page.locator("#panel-diff")).to_contain_text("Quick line.")
+    # The held answer (Document alone) arrives last: Diff is a placeholder in it, seen
+    # at once, and loads again.
+    with page.expect_response(lambda r: r.url.endswith("/preview")) as last:
+        held[0].continue_()
+    assert "shown=diff" not in (last.value.request.post_data or "")
+    expect(page.locator("#panel-diff")).to_contain_text("Quick line.")
+    expect(page.locator("#panel-diff [data-lazy]")).to_have_count(0)
+    expect(page.locator("#panel-diff")).to_contain_text("saved → draft")
+
+
+def test_the_pipeline_s_other_layout_loads_when_chosen(context, live_server):
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.goto(f"{live_server}/agents/Simon/skills/chat")
+    page.get_by_role("tab", name="Pipeline").click()
+    page.get_by_label("Content", exact=True).click()
+    page.keyboard.press("Control+End")
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        page.keyboard.type("Layout line.\n")
+    pipeline = page.locator("#panel-pipeline")
+    expect(pipeline.locator("table.diff-unified").first).to_be_visible()
+    expect(pipeline.locator("table.diff-split")).to_have_count(0)
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        pipeline.get_by_role("button", name="Unified / Side by side").click()
+    expect(pipeline.locator("table.diff-split").first).to_be_visible()
+    expect(pipeline.locator("[data-lazy]:visible")).to_have_count(0)

@@ -26,7 +26,7 @@ from webapp.lru import LRU
 from webapp.render import highlight as highlighting
 from webapp.render import highlight_markdown_lines, markdown_to_html
 from webapp.render import html as render_html
-from webapp.web import diffing
+from webapp.textdiff import lines as diffing
 
 #: Pygments' devicetree lexer on a run of `;` (35 s for 16,000 when it was found): the guard
 #: prices a fenced block by its fence lines, so it lets this one through.

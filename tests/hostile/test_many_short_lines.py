@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pages import HTMX
-from webapp.web.diffing import SHOWN_ROWS, diff_lines, exact_diff
-from webapp.web.document_window import MINE_LINES
-from webapp.web.word_marks import WORD_PAIRS
+from webapp.textdiff.lines import SHOWN_ROWS, diff_lines, exact_diff
+from webapp.textdiff.words import WORD_PAIRS
+from webapp.views.document_window import MINE_LINES
 
 HEADINGS = "#\n" * (1_000_000 // 6)
 URL = "/agents/Simon/skills/chat/preview"

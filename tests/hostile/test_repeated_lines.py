@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.pages import HTMX
 from webapp.pipeline import Agent, Scenario, Skill, Workspace, assemble
-from webapp.web.diffing import diff_lines
+from webapp.textdiff.lines import diff_lines
 
 #: Role markers, a heading and a `{{name}}`: every stage changes every repetition.
 BLOCK = "## Heading\n\nuser:\nSome text {{message}}\n- item\nassistant:\nreply line\n"

@@ -9,7 +9,7 @@ import pytest
 from tests.support.pages import HTMX
 from webapp import db, store
 from webapp.pipeline import assemble
-from webapp.web.shown_text import SHOWN_CHARS, shown_part
+from webapp.views.shown_text import SHOWN_CHARS, shown_part
 
 #: A document of two megabytes of short markdown lines.
 BIG = "".join(f"- item *{i}* with `code` and [a link](https://example.com/{i})\n"

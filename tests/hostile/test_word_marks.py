@@ -14,9 +14,10 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from webapp.web import diffing, word_marks
-from webapp.web.diffing import exact_diff
-from webapp.web.word_marks import WORD_LINE_WORDS, WORD_STEPS, WordMarker, word_parts
+from webapp.textdiff import lines as diffing
+from webapp.textdiff import words as word_marks
+from webapp.textdiff.lines import exact_diff
+from webapp.textdiff.words import WORD_LINE_WORDS, WORD_STEPS, WordMarker, word_parts
 
 
 @pytest.fixture

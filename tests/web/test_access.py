@@ -1,7 +1,8 @@
 """Who may use which route: one table of route × method × role → expected answer.
 
-`EXPECTED` below is written out by hand, apart from `access.ACCESS`, so that a change to
-who may do what shows here as a failing row and not as a silent edit of one table. Every
+`EXPECTED` below is written out by hand, apart from the roles the views declare
+(`access.requires`), so that a change to who may do what shows here as a failing row and
+not as a silent edit of one decorator. Every
 route of the URL map must be in it (and nothing else): a new route fails until someone
 decides who may use it.
 
@@ -156,9 +157,9 @@ def test_the_table_names_every_route_and_nothing_else(app):
     assert set(EXPECTED) == set(rows(app))
 
 
-def test_the_app_s_access_table_says_what_this_table_says(app):
+def test_the_roles_the_views_declare_are_this_table_s(app):
     # The same facts seen from the app: a row that differs names the endpoint.
-    actual = {(endpoint, method): access.needed_role(endpoint, method)
+    actual = {(endpoint, method): access.needed_role(app, endpoint, method)
               for endpoint, method in EXPECTED}
     assert actual == EXPECTED
 
@@ -322,3 +323,8 @@ def test_without_accounts_a_request_a_proxy_forwarded_is_another_machine_s(app, 
     response = client.get("/", headers={header: "203.0.113.5"})
     assert response.status_code == 403
     assert "skill-editor user add NAME --role admin" in response.get_data(as_text=True)
+
+
+def test_a_view_cannot_declare_a_role_that_does_not_exist():
+    with pytest.raises(ValueError, match="No role 'editor'"):
+        access.requires("editor")

@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from webapp import db, store
-from webapp.web.activity_view import PAGE_SIZE
+from webapp.views.activity import PAGE_SIZE
 
 AGENT_ACTIVITY = "/agents/Simon/activity"
 ADMIN_ACTIVITY = "/admin/activity"

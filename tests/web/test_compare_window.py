@@ -12,9 +12,9 @@ import pytest
 from tests.support.pages import HTMX
 from tests.support.workspaces import many_skills
 from webapp.pipeline import assemble
-from webapp.web import diff_window
-from webapp.web.diff_window import DiffFold, HunkHeader, diff_page, table_rows
-from webapp.web.diffing import diff_lines
+from webapp.textdiff.lines import diff_lines
+from webapp.views import diff_window
+from webapp.views.diff_window import DiffFold, HunkHeader, diff_page, table_rows
 
 #: The left side has every skill (trigger dm), the right none (trigger cron): the whole
 #: document is one hunk of removed lines.

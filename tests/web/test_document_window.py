@@ -16,10 +16,10 @@ from tests.support.pages import HTMX
 from tests.support.workspaces import many_skills
 from webapp.pipeline import assemble
 from webapp.render import markdown_to_html
-from webapp.web import document_window
-from webapp.web.document_window import DocumentWindow, Fold, Opened, parse_lines, parse_opened
-from webapp.web.preview import with_draft
-from webapp.web.source_view import source_rows
+from webapp.views import document_window
+from webapp.views.document_window import DocumentWindow, Fold, Opened, parse_lines, parse_opened
+from webapp.views.preview import with_draft
+from webapp.views.source_table import source_rows
 
 EDITOR = "/agents/Many/skills/skill_30"
 FOLD = re.compile(r'<a class="fold-link" href="([^"]+)" hx-(get|post)="\1"\s+'

@@ -3,10 +3,12 @@ page asks for when their tab is opened. Without the `shown` field every panel is
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.pages import HTMX
-from webapp.web.responses import shown_panels
+from webapp.views.panels import ALWAYS_SENT, BY_NAME, PANELS, shown_panels
 
 PREVIEW = "/agents/Simon/skills/chat/preview"
 
@@ -65,3 +67,34 @@ def test_a_page_asked_for_one_panel_links_to_the_others(client, simon):
     link = "/agents/Simon/skills/chat/preview?shown=pipeline"
     assert f'<a class="nojs-only" href="{link}">Show this panel</a>' in page
     assert MARKS["pipeline"] in client.get(link).data.decode()
+
+
+#: What each panel of the table holds once rendered, in the editor's preview.
+FILLED = {**{name: mark for name, mark in MARKS.items() if ":" in name or name in BY_NAME},
+          "pipeline:unified": '<table class="diff diff-unified"',
+          "pipeline:split": '<table class="diff diff-split"'}
+
+
+@pytest.mark.parametrize("name", sorted(FILLED))
+def test_each_placeholder_loads_the_element_the_table_names(client, simon, skill_form, name):
+    """A keystroke with Problems open sends every other panel as a placeholder whose one
+    loader posts the draft asking for its panel alone, into the element the panels' table
+    names; the answer to that holds the element, filled."""
+    element = BY_NAME[name].element
+    html = post(client, skill_form, "problems")
+    loaders = re.findall(r'<span class="js-only" hx-trigger="intersect"[^>]*>', html)
+    asking = [loader for loader in loaders if f'{{&#34;shown&#34;: &#34;{name}&#34;}}' in loader
+              or f'{{"shown": "{name}"}}' in loader]
+    assert len(asking) == 1, loaders
+    assert f'hx-target="#{element}" hx-select="#{element}"' in asking[0]
+    assert f'hx-post="{PREVIEW}" hx-include="closest form"' in asking[0]
+    answer = post(client, skill_form, name)
+    assert f'id="{element}"' in answer and FILLED[name] in answer
+
+
+def test_the_table_names_the_element_of_every_lazy_panel_once():
+    tabs = {panel.tab for panel in PANELS}
+    assert {"document", "pipeline", "problems"} <= tabs
+    assert ALWAYS_SENT == {"problems"}
+    elements = [panel.element for panel in PANELS if panel.tab != "pipeline"]
+    assert len(elements) == len(set(elements))

@@ -9,7 +9,7 @@ from markupsafe import escape
 from tests.support.pages import HTMX, is_page, starts_with
 from webapp import db, store
 from webapp.pipeline import assemble
-from webapp.web.skill_starters import STARTERS
+from webapp.views.skill_starters import STARTERS
 
 NEW = "/agents/Simon/new-skill"
 

@@ -19,10 +19,9 @@ from webapp import render, tokens
 from webapp.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
-from webapp.web import diffing
-from webapp.web.cut_json import cut_strings
-from webapp.web.message_views import Models
-from webapp.web.preview import Choice, build_preview
+from webapp.textdiff import lines as diffing
+from webapp.views.messages import Models, cut_strings
+from webapp.views.preview import Choice, build_preview
 
 
 @pytest.mark.parametrize("text, pieces", [
@@ -88,7 +87,7 @@ def test_a_large_preview_shows_what_whole_rendering_shows():
     assert render.highlight_markdown_lines(document) == list(
         highlighting.highlight_lines(document))
     for body in preview.bodies:
-        # A large document's body is shown with its long strings cut (`cut_json`).
+        # A large document's body is shown with its long strings cut (`messages.cut_strings`).
         assert body.cut
         shown = json.dumps(cut_strings(body.value, body.cut), indent=2, ensure_ascii=False)
         assert body.html == highlight(shown, JsonLexer(),
@@ -125,7 +124,7 @@ def test_odd_line_breaks_are_all_seen():
 
 
 def test_the_saved_assembly_is_reused_while_the_saved_workspace_is_the_same(monkeypatch):
-    from webapp.web import preview as preview_module
+    from webapp.views import preview as preview_module
 
     assembled: list[str] = []
 
@@ -171,7 +170,7 @@ def test_the_saved_skill_previewed_is_assembled_afresh(monkeypatch):
 def test_a_page_is_the_template_rendered_and_encoded_whole(app, simon):
     from flask import render_template
 
-    from webapp.web.agent_views import AgentRow
+    from webapp.views.agents import AgentRow
     from webapp.web.responses import page_or_fragment
 
     big = "<b>" + "x" * 100_000 + "</b>"

@@ -9,8 +9,8 @@ import pytest
 
 from tests.support.pages import HTMX, fragment_root, is_page
 from webapp import db, store
-from webapp.web.diffing import diff_lines
-from webapp.web.publish_views import labelled
+from webapp.textdiff.lines import diff_lines
+from webapp.views.publish import labelled
 
 CHANGES = "/agents/Simon/changes"
 PUBLISH = "/agents/Simon/changes/publish"

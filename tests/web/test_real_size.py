@@ -11,8 +11,8 @@ import pytest
 
 from benchmarks.workspaces import scale_workspace
 from tests.support.pages import HTMX
-from webapp.web.agent_view import CHART_BARS
-from webapp.web.diff_window import STAGE_PAGE
+from webapp.views.agent_preview import CHART_BARS
+from webapp.views.diff_window import STAGE_PAGE
 
 EDITOR = "/agents/Bench/skills/skill_100"
 #: The issue's bound on a keystroke's answer; the tabs below are well under it.

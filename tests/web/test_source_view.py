@@ -17,8 +17,8 @@ from tests.support.xss import EVIL_TAG, XSS, xss_bundle
 from webapp.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
 from webapp.render import highlight_markdown_lines
-from webapp.web import source_view
-from webapp.web.preview import Choice, build_preview, run
+from webapp.views import source_table as source_view
+from webapp.views.preview import Choice, build_preview, run
 
 
 class SourceLine(NamedTuple):

@@ -13,14 +13,15 @@ from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
+from webapp.views import panels
+from webapp.views.activity import who
 
 from . import (
     access,
+    accounts,
     activity,
-    activity_view,
     agent_preview,
     agents,
-    auth,
     editor,
     forms,
     help,
@@ -36,7 +37,7 @@ from . import (
     uses,
 )
 
-BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
+BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp)
 
 
@@ -86,8 +87,9 @@ def register(app: Flask) -> None:
     app.config.setdefault("COMPRESS_LEVEL", 6)
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
+    app.jinja_env.globals["panel_element"] = panels.element_of
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
-    app.jinja_env.filters["who"] = activity_view.who
+    app.jinja_env.filters["who"] = who
     app.url_map.converters["id"] = forms.IdConverter
     # Rendering, highlighting and diffing of the request's untrusted text share one budget
     # of wall time (`webapp.bounded`): past it, what is left is shown escaped.

@@ -1,10 +1,10 @@
-"""Who may use which page: one table, checked in one place before every request.
+"""Who may use which page, checked in one place before every request.
 
-`ACCESS` maps every endpoint, per method, to the least role that may use it (`ANYONE`:
-no sign-in needed). `authorize` runs before every request (before the CSRF check, so a
+Each view declares the least role that may use it beside its route, `@requires("author")`
+(`ANYONE`: no sign-in needed). `authorize` runs before every request (before the CSRF check, so a
 refused request is refused whatever it carries) and decides in this order:
 
-1. No account in the database: the local single-user mode, as before accounts existed.
+1. No account in the database: the local single-user mode.
    The request must name this machine in its `Host` header (`local_host`), else every
    address, static files included, is a 421: a web page elsewhere whose name was made to
    point at 127.0.0.1 (DNS rebinding) sends its own name. A client on this machine
@@ -16,12 +16,14 @@ refused request is refused whatever it carries) and decides in this order:
 3. `ANYONE` endpoints (the login page, static files) need nothing more. An anonymous
    request elsewhere is sent to the login page, or gets a 401 from htmx and JSON (with
    the login page's address in `X-Sign-In`); a role
-   below the one needed gets a 403 page. An endpoint missing from the table is refused
-   to everyone (`tests/web/test_access.py` fails when a route is missing from it).
+   below the one needed gets a 403 page. A view that declares no role is refused to
+   everyone (`tests/test_architecture.py` fails on one, and `tests/web/test_access.py`
+   holds its own table of who may use each route).
 
-`RAISED_BY` adds the one rule that depends on what is sent: importing a bundle *over* an
-existing agent (`replace`) replaces it, which is an admin's. It is checked after the CSRF
-check, once the body limit of the route applies to reading the form.
+A view may also name form flags that ask a higher role (`requires(..., flags=...)`):
+importing a bundle *over* an existing agent (`replace`) replaces it, which is an admin's.
+They are checked after the CSRF check, once the body limit of the route applies to
+reading the form.
 
 Templates hide what a role cannot use with `can("author")`.
 """
@@ -30,10 +32,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from flask import Flask, Request, Response, g, redirect, request, url_for
+from flask import Flask, Request, Response, current_app, g, redirect, request, url_for
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 from flask_login import LoginManager, UserMixin, current_user
 from werkzeug.exceptions import Forbidden, MisdirectedRequest, Unauthorized
@@ -48,117 +51,34 @@ from .security import error_page, leave_the_cookie, leaves_the_cookie
 #: No sign-in needed.
 ANYONE = "anyone"
 VIEWER, AUTHOR, REVIEWER, ADMIN = store.ROLES
-READ = {"GET": VIEWER}
+V = TypeVar("V", bound=Callable[..., Any])
 
-#: endpoint -> {method: the least role that may use it}. HEAD and OPTIONS go with GET.
-#: Viewers read everything, previews included (a POSTed preview or check computes and
-#: stores nothing); authors change skills, tools, variables, scenarios and agent
-#: settings, create agents, import as a new agent and append to the context log;
-#: reviewers publish and publish again; admins manage accounts, read the whole
-#: instance's activity, replace, delete and restore agents, and delete log entries.
-#: A confirmation page asks for the role of what it confirms.
-ACCESS: dict[str, dict[str, str]] = {
-    "static": {"GET": ANYONE},
-    "auth.login": {"GET": ANYONE},
-    "auth.sign_in": {"POST": ANYONE},
-    # Signing out needs nobody: a session that already ended may still press the button.
-    "auth.logout": {"POST": ANYONE},
-    "auth.account": {"GET": VIEWER},
-    "auth.change_password": {"POST": VIEWER},
-    "auth.users": {"GET": ADMIN},
-    "auth.add_user": {"POST": ADMIN},
-    "auth.update_user": {"POST": ADMIN},
-    "activity.agent": READ,
-    # Everything under /admin/ is an admin's.
-    "activity.admin": {"GET": ADMIN},
-    "agents.index": READ,
-    "agents.new": {"GET": AUTHOR},
-    "agents.create": {"POST": AUTHOR},
-    "agents.settings": READ,
-    "agents.update": {"POST": AUTHOR},
-    "agents.confirm_delete": {"GET": ADMIN},
-    "agents.delete": {"POST": ADMIN},
-    "agents.restore": {"POST": ADMIN},
-    "agents.confirm_purge": {"GET": ADMIN},
-    "agents.purge": {"POST": ADMIN},
-    "agent_preview.show": READ,
-    "agent_preview.compare": READ,
-    "agent_preview.compare_lines": READ,
-    # A folded part of a preview, or a whole request body: of the draft a form posts too,
-    # computed and stored nowhere, as a preview is.
-    "agent_preview.lines": {"GET": VIEWER, "POST": VIEWER},
-    "agent_preview.stage_rows": {"GET": VIEWER, "POST": VIEWER},
-    "agent_preview.body": {"GET": VIEWER, "POST": VIEWER},
-    "agent_preview.append_log": {"POST": AUTHOR},
-    "editor.agent": READ,
-    "editor.edit": READ,
-    "editor.names": READ,
-    "editor.skill_list": READ,
-    "editor.preview_saved": READ,
-    "editor.preview": {"POST": VIEWER},
-    "editor.save": {"POST": AUTHOR},
-    "editor.append_log": {"POST": AUTHOR},
-    "editor.move": {"POST": AUTHOR},
-    "editor.order": {"POST": AUTHOR},
-    "editor.toggle": {"POST": AUTHOR},
-    "help.show": READ,
-    "history.index": READ,
-    "history.revision": READ,
-    "history.restore": {"POST": AUTHOR},
-    "log.index": READ,
-    "log.entry": READ,
-    "log.download": READ,
-    "log.delete_confirm": {"GET": ADMIN},
-    "log.delete": {"POST": ADMIN},
-    "publish.changes": READ,
-    "publish.scenario": READ,
-    "publish.download": READ,
-    "publish.publish": {"POST": REVIEWER},
-    "publish.republish": {"POST": REVIEWER},
-    "scenarios.index": READ,
-    "scenarios.edit": READ,
-    "scenarios.check": {"POST": VIEWER},
-    "scenarios.create": {"POST": AUTHOR},
-    "scenarios.update": {"POST": AUTHOR},
-    "scenarios.confirm_delete": {"GET": AUTHOR},
-    "scenarios.delete": {"POST": AUTHOR},
-    "skills.new": {"GET": AUTHOR},
-    "skills.check": {"POST": VIEWER},
-    "skills.create": {"POST": AUTHOR},
-    "skills.duplicate": {"POST": AUTHOR},
-    "tools.index": READ,
-    "tools.edit": READ,
-    "tools.preview": {"POST": VIEWER},
-    "tools.create": {"POST": AUTHOR},
-    "tools.update": {"POST": AUTHOR},
-    "tools.confirm_delete": {"GET": AUTHOR},
-    "tools.delete": {"POST": AUTHOR},
-    "transfer.index": READ,
-    "transfer.import_address": READ,
-    "transfer.export_bundle": READ,
-    "transfer.export_skill": READ,
-    "transfer.import_bundle": {"POST": AUTHOR},
-    "transfer.import_skill": {"POST": AUTHOR},
-    "trash.index": READ,
-    "trash.delete_confirm": {"GET": AUTHOR},
-    "trash.delete": {"POST": AUTHOR},
-    "trash.restore": {"POST": AUTHOR},
-    "trash.restore_item": {"POST": AUTHOR},
-    "uses.show": READ,
-    "variables.index": READ,
-    "variables.show": READ,
-    "variables.preview": {"POST": VIEWER},
-    "variables.create": {"POST": AUTHOR},
-    "variables.update": {"POST": AUTHOR},
-    "variables.confirm_delete": {"GET": AUTHOR},
-    "variables.delete": {"POST": AUTHOR},
-}
+#: The attributes `requires` sets on a view function.
+_ROLE, _FLAGS = "required_role", "required_by_flags"
 
-#: (endpoint, method) -> (form field, role): when the field is set, the request needs the
-#: role as well.
-RAISED_BY: dict[tuple[str, str], tuple[str, str]] = {
-    ("transfer.import_bundle", "POST"): ("replace", ADMIN),
-}
+
+def requires(role: str, *, flags: Mapping[str, str] | None = None) -> Callable[[V], V]:
+    """Declare the least role that may use a view, whatever method its route takes:
+    `@requires("author")` under the route's decorator (`ANYONE`: no sign-in needed), and
+    the form `flags` that, when set, ask a higher role (`flags={"replace": "admin"}`).
+
+    Viewers read everything, previews included (a POSTed preview or check computes and
+    stores nothing); authors change skills, tools, variables, scenarios and agent
+    settings, create agents, import as a new agent and append to the context log;
+    reviewers publish; admins manage accounts, read the whole instance's activity,
+    replace, delete and restore agents, and delete log entries. A confirmation page asks
+    for the role of what it confirms.
+    """
+    for named in (role, *(flags or {}).values()):
+        if named != ANYONE and named not in store.ROLES:
+            raise ValueError(f"No role {named!r}: one of {ANYONE}, {', '.join(store.ROLES)}.")
+
+    def declare(view: V) -> V:
+        setattr(view, _ROLE, role)
+        setattr(view, _FLAGS, dict(flags or {}))
+        return view
+    return declare
+
 
 #: Headers a reverse proxy or a CDN adds: with no account, a request carrying one came
 #: through a proxy, from elsewhere, and is refused (`PROXY_FIX` or not: with no account no
@@ -196,11 +116,18 @@ class SignedIn(UserMixin):
         return self._token
 
 
-def needed_role(endpoint: str, method: str) -> str | None:
-    """The least role `ACCESS` asks for, or None when the table does not name the endpoint
-    or the method (refused to everyone)."""
+def needed_role(app: Flask, endpoint: str, method: str) -> str | None:
+    """The least role a `method` request to `endpoint` needs, as its view declares it
+    (`requires`); None, refused to everyone, for a view that declares none or a method
+    its route does not take (HEAD and OPTIONS go with GET)."""
+    view = app.view_functions.get(endpoint)
     method = "GET" if method in ("HEAD", "OPTIONS") else method
-    return ACCESS.get(endpoint, {}).get(method)
+    if view is None or not any(method in (rule.methods or ())
+                               for rule in app.url_map.iter_rules(endpoint)):
+        return None
+    if endpoint == "static":
+        return ANYONE  # Flask's own view: the stylesheet and scripts of the sign-in page
+    return getattr(view, _ROLE, None)
 
 
 def is_loopback(address: str | None) -> bool:
@@ -262,7 +189,7 @@ def authorize() -> Response | None:
     store.set_actor(None)
     if request.endpoint is None:
         return None  # no route: the router answers 404 or 405
-    needed = needed_role(request.endpoint, request.method)
+    needed = needed_role(current_app, request.endpoint, request.method)
     if local_mode():
         if not local_host(request.host):
             leave_the_cookie()  # no session for a name that is not this machine's
@@ -282,12 +209,15 @@ def authorize() -> Response | None:
 
 
 def authorize_flags() -> None:
-    """The `RAISED_BY` rules: a flag in the form that asks a higher role."""
-    raised = RAISED_BY.get((request.endpoint or "", request.method))
-    if raised is None or local_mode() or not flag(request.form.get(raised[0])):
+    """The flags a view declares (`requires(..., flags=...)`): a flag set in the form asks
+    its role as well."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    raised = getattr(view, _FLAGS, None)
+    if not raised or local_mode():
         return
-    if not store.has_role(current_user.role, raised[1]):
-        raise Forbidden(refusal(raised[1], f"with {raised[0]!r} set"))
+    for field, role in raised.items():
+        if flag(request.form.get(field)) and not store.has_role(current_user.role, role):
+            raise Forbidden(refusal(role, f"with {field!r} set"))
 
 
 def refusal(needed: str | None, what: str = "") -> str:

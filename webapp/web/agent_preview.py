@@ -11,47 +11,46 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, abort, g, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, request, url_for
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace
-
-from .agent_view import build, build_comparison, compared
-from .diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
-from .document_window import VIEWS, DocumentWindow, is_count, parse_lines
-from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
-from .message_views import request_bodies
-from .preview import (
+from webapp.views.agent_preview import build, build_comparison, compared
+from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
+from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
+from webapp.views.messages import request_bodies
+from webapp.views.panels import LARGE_PAGE, shown_panels
+from webapp.views.preview import (
     Choice,
     StageView,
     preview_models,
     run,
     run_followed,
-    skill_link,
     stages_followed,
 )
-from .preview_links import agent_links, editor_links
-from .responses import done, page_or_fragment, shown_panels, wants_fragment
+
+from .access import requires
+from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
+from .preview_links import agent_links, editor_links, skill_link
+from .responses import done, page_or_fragment, wants_fragment
 from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
 
-#: What a page of the agent preview renders, unless `shown` asks for another panel.
-PAGE_PANELS = shown_panels("document:rendered")
-
 
 @bp.get("/agents/<agent>/preview")
+@requires("viewer")
 def show(agent: str) -> Response:
     """The agent's context for the scenario (and overrides) in the query string (with
     `shown`, that panel alone; with `parts=all`, every part in the Budget chart)."""
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
     args = choice_args(choice, workspace)
-    preview = build(workspace, choice, skill_link(agent, args))
+    preview = build(workspace, choice, preview_models(current_app.config), skill_link(agent, args))
     # As in the editor: a large document's page renders the open panel alone.
     g.shown_panels = shown_panels(request.args.get("shown")) or (
-        PAGE_PANELS if preview.window.large else None)
+        LARGE_PAGE if preview.window.large else None)
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
@@ -59,6 +58,7 @@ def show(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
+@requires("viewer")
 def lines(agent: str) -> Response:
     """Lines of a large document's Document tab that were folded (`view`, `lines`): the
     agent preview's, or with `skill` the editor's preview of that skill, saved (GET) or
@@ -76,6 +76,7 @@ def lines(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/stage", methods=["GET", "POST"])
+@requires("viewer")
 def stage_rows(agent: str) -> Response:
     """Rows of a stage of the editor's Pipeline tab that were folded (`skill`, `stage`,
     `layout`, `rows`): of the saved skill (GET) or of the draft the editor's form posts."""
@@ -97,6 +98,7 @@ def stage_rows(agent: str) -> Response:
 
 
 @bp.route("/agents/<agent>/preview/body", methods=["GET", "POST"])
+@requires("viewer")
 def body(agent: str) -> Response:
     """A request body (`provider`: openai or anthropic) whole, as JSON: of the agent
     preview's context, or with `skill` of the editor's preview of it (saved, or the
@@ -104,13 +106,15 @@ def body(agent: str) -> Response:
     provider = request.args.get("provider")
     workspace = load_workspace(agent)
     window, _ = fold_window(agent, workspace, request.args.get("skill") or None)
-    bodies = {b.slug: b for b in request_bodies(window.context.messages, preview_models())}
+    models = preview_models(current_app.config)
+    bodies = {b.slug: b for b in request_bodies(window.context.messages, models)}
     if provider not in bodies:
         abort(422, description="provider: openai or anthropic")
     return Response(bodies[provider].text, mimetype="application/json")
 
 
 @bp.post("/agents/<agent>/preview/log")
+@requires("author")
 def append_log(agent: str) -> Response:
     """Append the previewed context to the agent's context log."""
     session = get_session()
@@ -129,11 +133,12 @@ def append_log(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/preview/compare")
+@requires("viewer")
 def compare(agent: str) -> Response:
     """Two scenarios, or one scenario under two triggers, side by side with their diff."""
     workspace = load_workspace(agent)
     a, b, errors = sides(request.args, workspace)
-    comparison = build_comparison(workspace, a, b)
+    comparison = build_comparison(workspace, a, b, preview_models(current_app.config))
     return page_or_fragment(
         "agent_preview_compare.html", "_compare.html", 422 if errors else 200,
         agent=agent, comparison=comparison, errors=errors,
@@ -142,6 +147,7 @@ def compare(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/preview/compare/lines")
+@requires("viewer")
 def compare_lines(agent: str) -> Response:
     """Rows of a comparison's diff that were folded (`diff`, `layout`, `rows`): in place
     of the fold (htmx), or as a page of their own."""

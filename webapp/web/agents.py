@@ -13,14 +13,16 @@ from flask import Blueprint, Response, request, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.views.agents import AgentForm, agent_rows, parse_agent_form
 
-from .agent_views import AgentForm, agent_rows, parse_agent_form
+from .access import requires
 from .responses import done, page_or_fragment
 
 bp = Blueprint("agents", __name__)
 
 
 @bp.get("/")
+@requires("viewer")
 def index() -> Response:
     """The agents with their skill counts, last change and problems, and the trash."""
     session = get_session()
@@ -29,12 +31,14 @@ def index() -> Response:
 
 
 @bp.get("/new-agent")
+@requires("author")
 def new() -> Response:
     """The form for a new, empty agent."""
     return form_response(AgentForm.blank(), "new")
 
 
 @bp.post("/new-agent")
+@requires("author")
 def create() -> Response:
     """Create the agent and open its page; a refused form comes back with what was typed."""
     form = parse_agent_form(request.form)
@@ -50,6 +54,7 @@ def create() -> Response:
 
 
 @bp.get("/agents/<agent>/settings")
+@requires("viewer")
 def settings(agent: str) -> Response:
     """The agent's settings: name, title template, message mode, array limit, labels."""
     row = store.get_agent(get_session(), agent)
@@ -57,6 +62,7 @@ def settings(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/settings")
+@requires("author")
 def update(agent: str) -> Response:
     """Save the settings; a new name moves every page of the agent to it."""
     session = get_session()
@@ -75,6 +81,7 @@ def update(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/delete")
+@requires("admin")
 def confirm_delete(agent: str) -> Response:
     """Ask before moving the agent to the trash."""
     row = store.get_agent(get_session(), agent)
@@ -83,6 +90,7 @@ def confirm_delete(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/delete")
+@requires("admin")
 def delete(agent: str) -> Response:
     """Move the agent, with everything it holds, to the trash."""
     row = store.delete_agent(get_session(), agent)
@@ -91,6 +99,7 @@ def delete(agent: str) -> Response:
 
 
 @bp.post("/agent-trash/<name>/restore")
+@requires("admin")
 def restore(name: str) -> Response:
     """Bring an agent back from the trash."""
     row = store.restore_agent(get_session(), name)
@@ -98,6 +107,7 @@ def restore(name: str) -> Response:
 
 
 @bp.get("/agent-trash/<name>/purge")
+@requires("admin")
 def confirm_purge(name: str) -> Response:
     """Ask before deleting an agent in the trash for good."""
     row = next((a for a in store.list_agent_trash(get_session()) if a.name == name), None)
@@ -107,6 +117,7 @@ def confirm_purge(name: str) -> Response:
 
 
 @bp.post("/agent-trash/<name>/purge")
+@requires("admin")
 def purge(name: str) -> Response:
     """Delete an agent in the trash for good: its skills, history and context log too."""
     store.purge_agent(get_session(), name)

@@ -14,8 +14,8 @@ from flask import Response
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Agent, Skill, Workspace
+from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 
-from .diffing import SHOWN_ROWS, diff_lines
 from .forms import choice_args, picker_choice
 from .responses import page_or_fragment
 

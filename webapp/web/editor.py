@@ -12,15 +12,38 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, g, jsonify, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    request,
+    url_for,
+)
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
+from webapp.views.document_window import Opened, parse_opened
+from webapp.views.editor import diagnostics_data, names_data
+from webapp.views.panels import LARGE_PAGE, shown_panels
+from webapp.views.preview import (
+    Choice,
+    ProblemCounts,
+    build_preview,
+    own_problems,
+    preview_models,
+    problem_counts,
+    run_followed,
+)
+from webapp.views.wording import counted
 
+from .access import requires
 from .conflicts import conflict_response
-from .document_window import Opened, parse_opened
-from .editor_data import diagnostics_data, names_data
 from .forms import (
     choice_args,
     filter_query,
@@ -29,23 +52,11 @@ from .forms import (
     picker_choice,
     request_data,
 )
-from .preview import (
-    Choice,
-    ProblemCounts,
-    build_preview,
-    own_problems,
-    preview_models,
-    problem_counts,
-    run_followed,
-    skill_link,
-)
-from .preview_links import editor_links
+from .preview_links import editor_links, skill_link
 from .responses import (
-    counted,
     done,
     flag,
     page_or_fragment,
-    shown_panels,
     wants_fragment,
     without_slash,
 )
@@ -55,14 +66,12 @@ bp = Blueprint("editor", __name__)
 #: The scenario picker's query arguments, which links between skills keep.
 PICKER_FIELDS = ("scenario", "trigger", "message", "provider")
 
-#: What a page of the editor renders of the preview, unless `shown` asks for another panel.
-PAGE_PANELS = shown_panels("document:rendered")
-
 #: How often a toggle that met a concurrent save is tried again before answering 409.
 TOGGLE_TRIES = 5
 
 
 @bp.get("/agents/<agent>")
+@requires("viewer")
 def agent(agent: str) -> Response:
     """Open the agent's first skill; an agent without skills has a page saying how to start."""
     session = get_session()
@@ -76,6 +85,7 @@ def agent(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>")
+@requires("viewer")
 def edit(agent: str, d_tag: str) -> Response:
     """The editor: skill list, form and the preview of the saved skill."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -83,6 +93,7 @@ def edit(agent: str, d_tag: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/preview")
+@requires("viewer")
 def preview_saved(agent: str, d_tag: str) -> Response:
     """The preview of the saved skill for the scenario in the query string."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -91,6 +102,7 @@ def preview_saved(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/preview")
+@requires("viewer")
 def preview(agent: str, d_tag: str) -> Response:
     """The preview of the submitted draft; nothing is saved."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -101,6 +113,7 @@ def preview(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>")
+@requires("author")
 def save(agent: str, d_tag: str) -> Response:
     """Save the draft from the version it was loaded at; a stale version, or a skill
     renamed, trashed or deleted meanwhile, gets the conflict page with the author's text."""
@@ -145,6 +158,7 @@ def save(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/enabled")
+@requires("author")
 def toggle(agent: str, d_tag: str) -> Response:
     """Enable or disable a skill from the list (saved at once, as a new version).
 
@@ -163,6 +177,7 @@ def toggle(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/move")
+@requires("author")
 def move(agent: str, d_tag: str) -> Response:
     """Move a skill one place up or down in the adoption order."""
     session = get_session()
@@ -182,6 +197,7 @@ def move(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/order")
+@requires("author")
 def order(agent: str) -> Response:
     """Set the whole adoption order (the list's drag and drop): `order` names every skill once."""
     data, from_form = request_data()
@@ -196,12 +212,14 @@ def order(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skill-list")
+@requires("viewer")
 def skill_list(agent: str) -> Response:
     """The skill list filtered by `q`, for htmx; otherwise a redirect to the editor."""
     return skill_list_response(agent, request.args)
 
 
 @bp.get("/agents/<agent>/names")
+@requires("viewer")
 def names(agent: str) -> Response:
     """What each `{{name}}` of the agent is and gives for `scenario`, as JSON: the code
     editor asks again when the preview's scenario changes. Revalidated by its ETag."""
@@ -215,6 +233,7 @@ def names(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/log")
+@requires("author")
 def append_log(agent: str, d_tag: str) -> Response:
     """Append the previewed context (draft included) to the agent's context log."""
     session = get_session()
@@ -282,8 +301,8 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
     # carries the names block; a preview has neither.
     no_list = wants_fragment() and fragment == "_preview.html"
     args = choice_args(choice, workspace)
-    preview = build_preview(workspace, draft, choice, preview_models(), skill_link(agent, args),
-                            whole=whole, opened=opened)
+    preview = build_preview(workspace, draft, choice, preview_models(current_app.config),
+                            skill_link(agent, args), whole=whole, opened=opened)
     return {
         "agent": agent,
         "current": current,
@@ -331,7 +350,7 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
                              whole=data.get("shown") is None and request.method != "GET",
                              opened=parse_opened(data.get("opened")))
     if asked is None and request.method == "GET" and context["preview"].window.large:
-        g.shown_panels = PAGE_PANELS
+        g.shown_panels = LARGE_PAGE
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
 

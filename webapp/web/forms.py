@@ -20,8 +20,7 @@ from werkzeug.routing import IntegerConverter
 
 from webapp import store
 from webapp.pipeline import Skill, Workspace, flag_word, lf_line_ends, loads_json
-
-from .preview import Choice
+from webapp.views.preview import Choice
 
 #: The session key of the scenario last picked for each agent (in its editor or agent
 #: preview): `[agent, scenario]` pairs, the newest last, for at most `PICKED_AGENTS` agents

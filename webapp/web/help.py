@@ -16,6 +16,7 @@ from webapp.lru import LRU
 from webapp.paths import DOCS
 from webapp.render import markdown_to_html
 
+from .access import requires
 from .responses import page_or_fragment
 
 bp = Blueprint("help", __name__)
@@ -28,6 +29,7 @@ _rendered: LRU[tuple[Path, int], Markup] = LRU("rendered guides", 4)
 
 
 @bp.get("/help")
+@requires("viewer")
 def show() -> Response:
     """docs/SKILLS.md as a page."""
     return page_or_fragment("help.html", "_help.html", guide=rendered(GUIDE))

@@ -7,34 +7,27 @@ page gets the conflict page, which keeps both texts.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, abort, request, url_for
 
-from webapp import models, store
+from webapp import store
 from webapp.db import get_session
 from webapp.render import highlight_markdown_lines, markdown_to_html
+from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
+from webapp.views.history import field_changes
+from webapp.views.shown_text import shown_part
 
+from .access import requires
 from .conflicts import conflict_response
-from .diffing import SHOWN_ROWS, diff_lines
 from .forms import request_data, whole_number
 from .responses import done, page_or_fragment
-from .shown_text import shown_part
 
 bp = Blueprint("history", __name__)
 
 
-@dataclass(frozen=True, slots=True)
-class FieldChange:
-    """A metadata field that differs between two revisions."""
-
-    name: str
-    old: str
-    new: str
-
-
 @bp.get("/agents/<agent>/skills/<path:d_tag>/history")
+@requires("viewer")
 def index(agent: str, d_tag: str) -> Response:
     """A skill's revisions and the diff between the two picked (by default the last two)."""
     session = get_session()
@@ -52,6 +45,7 @@ def index(agent: str, d_tag: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/history/<id:version>")
+@requires("viewer")
 def revision(agent: str, d_tag: str, version: int) -> Response:
     """One saved version: its fields, its text rendered and as highlighted source."""
     session = get_session()
@@ -65,6 +59,7 @@ def revision(agent: str, d_tag: str, version: int) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/history/<id:version>/restore")
+@requires("author")
 def restore(agent: str, d_tag: str, version: int) -> Response:
     """Save an old version as a new one, from the version the page showed (else a 409)."""
     session = get_session()
@@ -78,21 +73,6 @@ def restore(agent: str, d_tag: str, version: int) -> Response:
         return conflict_response(agent, d_tag, mine, expected, exc, data)
     return done(f"Restored version {version} of {d_tag} as version {row.version}.",
                 url_for("editor.edit", agent=agent, d_tag=d_tag))
-
-
-def field_changes(old: models.SkillRevision, new: models.SkillRevision) -> list[FieldChange]:
-    """The fields besides the text that differ between two revisions."""
-    return [FieldChange(name, _shown(getattr(old, name)), _shown(getattr(new, name)))
-            for name in ("d_tag", "name", "layer", "triggers", "enabled")
-            if getattr(old, name) != getattr(new, name)]
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ", ".join(value) or "(none)"
-    return str(value) if value != "" else "(empty)"
 
 
 def _version_arg(name: str, default: int) -> int:

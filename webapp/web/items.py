@@ -28,6 +28,7 @@ from webapp.db import get_session
 from webapp.pipeline import Scenario, Workspace, tool_uses, variable_uses
 
 from . import item_views as views
+from .access import AUTHOR, VIEWER, requires
 from .forms import request_data
 from .responses import done, page_or_fragment, wants_fragment
 from .workspace import (
@@ -138,6 +139,7 @@ def this_kind() -> Kind:
     return KINDS[request.blueprint or ""]
 
 
+@requires(VIEWER)
 def index(agent: str) -> Response:
     """The listing and a form for a new item."""
     workspace = load_workspace(agent)
@@ -145,6 +147,7 @@ def index(agent: str) -> Response:
     return item_response(kind, agent, workspace, picked(kind, workspace), None)
 
 
+@requires(VIEWER)
 def show(agent: str, name: str) -> Response:
     """One item's form, preview and users (for a table, its row, or the page with the row
     marked)."""
@@ -155,6 +158,7 @@ def show(agent: str, name: str) -> Response:
                          fragment=config.item_fragment)
 
 
+@requires(VIEWER)
 def check(agent: str) -> Response:
     """Check the submitted draft and preview it; nothing is saved."""
     config = this_kind()
@@ -167,6 +171,7 @@ def check(agent: str) -> Response:
                          fragment=config.check_fragment)
 
 
+@requires(AUTHOR)
 def create(agent: str) -> Response:
     """Add an item; 422 with the reasons (and nothing saved) when a field is not valid."""
     config = this_kind()
@@ -180,6 +185,7 @@ def create(agent: str) -> Response:
                 item_url(config, agent, workspace, scenario, form.item.name))
 
 
+@requires(AUTHOR)
 def update(agent: str, name: str) -> Response:
     """Save an item; a new name also renames it where it is used."""
     config = this_kind()
@@ -197,6 +203,7 @@ def update(agent: str, name: str) -> Response:
                 item_url(config, agent, workspace, scenario, new))
 
 
+@requires(AUTHOR)
 def confirm_delete(agent: str, name: str) -> Response:
     """Ask before deleting, listing what uses the item."""
     config = this_kind()
@@ -208,6 +215,7 @@ def confirm_delete(agent: str, name: str) -> Response:
                             uses=config.uses(workspace, name))
 
 
+@requires(AUTHOR)
 def delete(agent: str, name: str) -> Response:
     """Delete the item; what used it then reports it missing (`missing-tool`,
     `unknown-variable`); a scenario's context-log entries stay."""

@@ -14,9 +14,10 @@ from flask import Blueprint, Response, request, send_file, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.views.log import entry_text, entry_view
 
+from .access import requires
 from .forms import whole_number
-from .log_view import entry_text, entry_view
 from .responses import done, page_or_fragment
 
 bp = Blueprint("log", __name__)
@@ -27,12 +28,14 @@ LOG_FILENAME = "context.log.md"
 
 
 @bp.get("/agents/<agent>/log")
+@requires("viewer")
 def index(agent: str) -> Response:
     """The agent's context log, newest first, a page at a time."""
     return log_list_response(agent, request.args)
 
 
 @bp.get("/agents/<agent>/log/<id:entry_id>")
+@requires("viewer")
 def entry(agent: str, entry_id: int) -> Response:
     """One log entry: its messages rendered, its text highlighted, its problems."""
     entry = store.get_log_entry(get_session(), agent, entry_id)
@@ -41,6 +44,7 @@ def entry(agent: str, entry_id: int) -> Response:
 
 
 @bp.get(f"/agents/<agent>/log/{LOG_FILENAME}")
+@requires("viewer")
 def download(agent: str) -> Response:
     """The whole log as markdown, oldest entry first, entries separated by a blank line."""
     entries = reversed(store.list_log(get_session(), agent, limit=None))
@@ -50,6 +54,7 @@ def download(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/log/<id:entry_id>/delete")
+@requires("admin")
 def delete_confirm(agent: str, entry_id: int) -> Response:
     """Ask before deleting a log entry."""
     entry = store.get_log_entry(get_session(), agent, entry_id)
@@ -58,6 +63,7 @@ def delete_confirm(agent: str, entry_id: int) -> Response:
 
 
 @bp.post("/agents/<agent>/log/<id:entry_id>/delete")
+@requires("admin")
 def delete(agent: str, entry_id: int) -> Response:
     """Delete a log entry; htmx gets the list (of the page and filter in the query) back."""
     store.delete_log_entry(get_session(), agent, entry_id)

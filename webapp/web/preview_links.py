@@ -2,27 +2,35 @@
 fold of a large document (`_preview_folds.html`) and a request body whole, for the
 editor and the agent preview.
 
-With JavaScript a panel is asked for again by `app.js` and a fold is opened in place by
-htmx; these addresses are what a page without JavaScript follows, and the folds' htmx
-requests. The editor's folds are posted with the form, so they open the draft's document;
-the agent preview has no draft and gets them.
+With JavaScript a panel's placeholder and a fold load in place with htmx; these addresses
+are what a page without JavaScript follows, and what htmx asks. The editor's panels and
+folds are posted with the form, so they show the draft's document; the agent preview has
+no draft and gets them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import url_for
 
-from .document_window import Fold
+from webapp.views.document_window import Fold
+
+
+def skill_link(agent: str, args: dict[str, str]) -> Callable[[str], str]:
+    """The URL of a skill's editor keeping the picker's `args`: where the Source tab links."""
+    return lambda d_tag: url_for("editor.edit", agent=agent, d_tag=d_tag, **args)
 
 
 def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]:
     """The template variables of the editor's preview of skill `d_tag`, for the picker's
-    `args`: `panel_url(panel)`, `fold_url(fold)`, `fold_method`, `body_url(body)` (a
-    request body whole, posted with the draft) and `stage_url(fold)` (the rows of a
-    Pipeline stage's fold, `diff_window.DiffFold`)."""
+    `args`: `panel_url(panel)` (the saved skill's panel, for a page without JavaScript),
+    `panel_post` (where a panel's placeholder posts the draft to load it), `fold_url(fold)`,
+    `fold_method`, `body_url(body)` (a request body whole, posted with the draft) and
+    `stage_url(fold)` (the rows of a Pipeline stage's fold, `diff_window.DiffFold`)."""
     return {
+        "panel_post": url_for("editor.preview", agent=agent, d_tag=d_tag),
         "panel_url": lambda panel: url_for("editor.preview_saved", agent=agent, d_tag=d_tag,
                                            shown=panel, **args),
         "fold_url": lambda fold: fold_url(agent, fold, args, skill=d_tag),
@@ -36,12 +44,13 @@ def editor_links(agent: str, d_tag: str, args: dict[str, str]) -> dict[str, Any]
 
 
 def agent_links(agent: str, args: dict[str, str]) -> dict[str, Any]:
-    """The same for the agent preview (no skill is edited: its folds are GETs)."""
+    """The same for the agent preview (no skill is edited: its folds and panels are GETs)."""
     return {
         "panel_url": lambda panel: url_for("agent_preview.show", agent=agent, shown=panel,
                                            **args),
         "fold_url": lambda fold: fold_url(agent, fold, args),
         "fold_method": "get",
+        "panel_post": None,
         "body_url": lambda body: url_for("agent_preview.body", agent=agent,
                                          provider=body.slug, **args),
     }

@@ -15,21 +15,24 @@ from flask import Blueprint, Response, g, request, send_file, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.views.publish import changes_page, scenario_panel
 
+from .access import requires
 from .forms import whole_number
-from .publish_views import changes_page, scenario_panel
 from .responses import done, download_name, page_or_fragment
 
 bp = Blueprint("publish", __name__)
 
 
 @bp.get("/agents/<agent>/changes")
+@requires("viewer")
 def changes(agent: str) -> Response:
     """What changes for the agent when the workspace is published, and the snapshots."""
     return changes_response(agent)
 
 
 @bp.get("/agents/<agent>/changes/scenario")
+@requires("viewer")
 def scenario(agent: str) -> Response:
     """One scenario's diffs, published → now (`?name=`; none for the default inputs)."""
     latest, change = scenario_panel(get_session(), agent, request.args.get("name"))
@@ -38,6 +41,7 @@ def scenario(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/changes/publish")
+@requires("reviewer")
 def publish(agent: str) -> Response:
     """Publish the workspace as it is as the next snapshot."""
     note = request.form.get("note", "")
@@ -52,6 +56,7 @@ def publish(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/snapshots/<id:number>/republish")
+@requires("reviewer")
 def republish(agent: str, number: int) -> Response:
     """The rollback: publish snapshot `number` again, as the next snapshot."""
     note = request.form.get("note", "")
@@ -67,6 +72,7 @@ def republish(agent: str, number: int) -> Response:
 
 
 @bp.get("/agents/<agent>/snapshots/<id:number>/bundle")
+@requires("viewer")
 def download(agent: str, number: int) -> Response:
     """Snapshot `number` as the bundle file it was published as."""
     snapshot = store.get_snapshot(get_session(), agent, number)

@@ -24,6 +24,8 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from webapp.pipeline import flag_word
+from webapp.views.panels import ALWAYS_SENT
+from webapp.views.wording import counted
 
 
 def wants_fragment() -> bool:
@@ -105,37 +107,11 @@ def download_name(name: str) -> str:
     return cleaned or "download"
 
 
-#: The preview's panels (and the Document tab's two views) a request may ask for alone.
-PANELS = frozenset({"document", "document:rendered", "document:source", "diff", "messages",
-                    "log", "problems", "pipeline", "pipeline:unified", "pipeline:split",
-                    "budget"})
-#: The views of a panel that has two, sent one at a time when the request names one.
-VIEWS = {"document": ("document:rendered", "document:source"),
-         "pipeline": ("pipeline:unified", "pipeline:split")}
-
-
-def shown_panels(value: Any) -> frozenset[str] | None:
-    """The panels a live preview asks for (its `shown` field: `diff`, `document:source`,
-    `pipeline:split`, ...), or None for all of them (no field, or one that names no panel:
-    a page without JavaScript shows every panel, one after another). A panel named
-    without a view is sent with both."""
-    if not isinstance(value, str):
-        return None
-    tab, _, view = value.partition(":")
-    asked = {tab, value} if view else {tab, *VIEWS.get(tab, ())}
-    return frozenset(asked) if asked <= PANELS else None
-
-
 def shows(panel: str) -> bool:
-    """For templates: whether this request's preview renders `panel` (else a placeholder
-    that `app.js` fills by asking again when the tab is opened)."""
+    """For templates: whether this request's preview renders `panel` or tab (else a
+    placeholder that loads it when seen; `webapp.views.panels`)."""
     shown = g.get("shown_panels")
-    return shown is None or panel in shown
-
-
-def counted(number: int, noun: str) -> str:
-    """`1 scenario`, `2 scenarios`: a count and its noun, plural when it is not one."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+    return shown is None or panel in shown or panel in ALWAYS_SENT
 
 
 def human_size(size: int) -> str:

@@ -14,10 +14,11 @@ from flask import Blueprint, Response, request, url_for
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Skill
+from webapp.views.skill_starters import STARTERS, STARTERS_BY_KEY
 
+from .access import requires
 from .forms import parse_skill_form
 from .responses import done, page_or_fragment
-from .skill_starters import STARTERS, STARTERS_BY_KEY
 
 bp = Blueprint("skills", __name__)
 
@@ -26,6 +27,7 @@ COPY_TRIES = 100
 
 
 @bp.get("/agents/<agent>/new-skill")
+@requires("author")
 def new(agent: str) -> Response:
     """The New skill form: d_tag, name, description, layer, triggers, a starting point."""
     row = store.get_agent(get_session(), agent)
@@ -33,6 +35,7 @@ def new(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/new-skill/check")
+@requires("viewer")
 def check(agent: str) -> Response:
     """Whether the typed d_tag can name a new skill (an htmx fragment beside the field)."""
     d_tag = request.form.get("d_tag", "")
@@ -43,6 +46,7 @@ def check(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/new-skill")
+@requires("author")
 def create(agent: str) -> Response:
     """Create the skill at the end of the adoption order and open it in the editor."""
     session = get_session()
@@ -67,6 +71,7 @@ def create(agent: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/duplicate")
+@requires("author")
 def duplicate(agent: str, d_tag: str) -> Response:
     """Copy the saved skill as `<d_tag>-copy` (numbered if taken), last in the order."""
     session = get_session()

@@ -29,8 +29,10 @@ from webapp.pipeline import (
     parse_json,
     unknown_names,
 )
+from webapp.views.wording import counted
 
-from .responses import counted, done, download_name, flag, page_or_fragment
+from .access import requires
+from .responses import done, download_name, flag, page_or_fragment
 from .security import takes_imports
 
 bp = Blueprint("transfer", __name__)
@@ -43,6 +45,7 @@ UNKNOWN_NAME_CHARS = 40
 
 
 @bp.get("/transfer")
+@requires("viewer")
 def index() -> Response:
     """The import forms and the export links (`?agent=` picks the agent to show first)."""
     return transfer_response(request.args.get("agent"))
@@ -50,6 +53,7 @@ def index() -> Response:
 
 @bp.get("/transfer/bundle")
 @bp.get("/transfer/skill")
+@requires("viewer")
 def import_address() -> Response:
     """An import's address opened or reloaded (after a 422 it is in the address bar): the
     import page, for the agent of `?agent=` if given."""
@@ -58,6 +62,7 @@ def import_address() -> Response:
 
 @bp.post("/transfer/bundle")
 @takes_imports
+@requires("author", flags={"replace": "admin"})
 def import_bundle() -> Response:
     """Import a bundle (uploaded or pasted) as a new agent, or over one if `replace` is set."""
     form = request.form
@@ -84,6 +89,7 @@ def import_bundle() -> Response:
 
 
 @bp.get("/agents/<agent>/bundle")
+@requires("viewer")
 def export_bundle(agent: str) -> Response:
     """The agent's workspace as a `skill-workspace/1` bundle file."""
     bundle = store.export_bundle(get_session(), agent)
@@ -93,6 +99,7 @@ def export_bundle(agent: str) -> Response:
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/export")
+@requires("viewer")
 def export_skill(agent: str, d_tag: str) -> Response:
     """The skill as an Agent Skills folder `<name>/SKILL.md`, zipped."""
     row = store.get_skill(get_session(), agent, d_tag)
@@ -103,6 +110,7 @@ def export_skill(agent: str, d_tag: str) -> Response:
 
 @bp.post("/transfer/skill")
 @takes_imports
+@requires("author")
 def import_skill() -> Response:
     """Create a skill from an uploaded SKILL.md, or a zip of its folder."""
     agent = request.form.get("agent", "")

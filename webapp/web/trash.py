@@ -12,6 +12,7 @@ from flask import Blueprint, Response, url_for
 from webapp import store
 from webapp.db import get_session
 
+from .access import requires
 from .forms import request_data
 from .responses import done, flag, page_or_fragment
 
@@ -19,6 +20,7 @@ bp = Blueprint("trash", __name__)
 
 
 @bp.get("/agents/<agent>/skills/<path:d_tag>/delete")
+@requires("author")
 def delete_confirm(agent: str, d_tag: str) -> Response:
     """Ask before moving a skill to the trash, naming the skills that embed it."""
     session = get_session()
@@ -29,6 +31,7 @@ def delete_confirm(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/delete")
+@requires("author")
 def delete(agent: str, d_tag: str) -> Response:
     """Move a skill to the trash; a 409 lists the skills that embed it unless `force` is set."""
     session = get_session()
@@ -44,12 +47,14 @@ def delete(agent: str, d_tag: str) -> Response:
 
 
 @bp.get("/agents/<agent>/trash")
+@requires("viewer")
 def index(agent: str) -> Response:
     """The agent's deleted skills, most recently deleted first."""
     return trash_response(agent)
 
 
 @bp.post("/agents/<agent>/skills/<path:d_tag>/restore")
+@requires("author")
 def restore(agent: str, d_tag: str) -> Response:
     """Take a skill out of the trash, back to its place in the adoption order."""
     store.restore_skill(get_session(), agent, d_tag)
@@ -59,6 +64,7 @@ def restore(agent: str, d_tag: str) -> Response:
 
 
 @bp.post("/agents/<agent>/trash/items/<id:item_id>/restore")
+@requires("author")
 def restore_item(agent: str, item_id: int) -> Response:
     """Put a trashed tool, binding or scenario back; a 409 if its name is taken now."""
     try:

@@ -13,6 +13,7 @@ from flask import Blueprint, Response, request
 from webapp import store
 from webapp.pipeline import WhereUsed, where_used
 
+from .access import requires
 from .responses import page_or_fragment
 from .workspace import load_workspace
 
@@ -20,6 +21,7 @@ bp = Blueprint("uses", __name__)
 
 
 @bp.get("/agents/<agent>/uses")
+@requires("viewer")
 def show(agent: str) -> Response:
     """Where `name` is used in the agent's skills, template sections and bindings."""
     workspace = load_workspace(agent)

@@ -11,7 +11,7 @@ from webapp import models
 from webapp.pipeline import Diagnostic, LogFormatError, format_log_entry, parse_log_entry
 from webapp.render import highlight_markdown_lines
 
-from .message_views import MessageCard, message_card
+from .messages import MessageCard, message_card
 from .preview import problem_key
 from .shown_text import SHOWN_CHARS, shown_part
 

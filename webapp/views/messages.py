@@ -1,5 +1,12 @@
 """What the Messages and Log tabs show of a context's messages: a card per message, the
-messages as one text to diff, and the request bodies of the two providers' APIs."""
+messages as one text to diff, and the request bodies of the two providers' APIs.
+
+The Messages tab shows the request bodies a provider would be sent; a 200-skill agent's
+system message is one string of 400,000 characters, in two bodies: over a megabyte of
+highlighted JSON per keystroke. A large document's bodies are shown with each string
+longer than `BODY_CUT` characters cut to its start and a note of how long it is; the
+whole body is one link away (`agent_preview.body`).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +19,24 @@ from webapp.pipeline import dumps_json
 from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
-from .cut_json import cut_strings
 from .shown_text import shown_part
+
+#: Characters of a long string a cut body shows.
+BODY_CUT = 2_000
+
+
+def cut_strings(value: Any, limit: int) -> Any:
+    """`value` with each string longer than `limit` cut to `limit` characters and
+    `… [412,345 characters in all]` (dicts and lists are copied, the rest kept)."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return f"{value[:limit]}… [{len(value):,} characters in all]"
+    if isinstance(value, dict):
+        return {key: cut_strings(item, limit) for key, item in value.items()}
+    if isinstance(value, list):
+        return [cut_strings(item, limit) for item in value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)

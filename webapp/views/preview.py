@@ -13,11 +13,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from flask import current_app, url_for
 
 from webapp.budget import Budget, budget_of, budget_problem
 from webapp.lru import LRU
@@ -35,13 +33,13 @@ from webapp.pipeline import (
     preview_target,
     severity_rank,
 )
+from webapp.textdiff.lines import SHOWN_ROWS, Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
-from .cut_json import BODY_CUT
 from .diff_window import STAGE_PAGE, diff_page, paged
-from .diffing import SHOWN_ROWS, Diff, diff_lines
 from .document_window import DocumentWindow, Opened
-from .message_views import (
+from .messages import (
+    BODY_CUT,
     MessageCard,
     Models,
     RequestBody,
@@ -160,16 +158,10 @@ class Preview:
         return ProblemCounts.of(self.problems, self.d_tag)
 
 
-def preview_models() -> Models:
-    """The model names the app is configured to write into the request bodies."""
-    config = current_app.config
+def preview_models(config: Mapping[str, Any]) -> Models:
+    """The model names an app's `config` says to write into the request bodies."""
     return Models(openai=config["OPENAI_MODEL"], anthropic=config["ANTHROPIC_MODEL"],
                   anthropic_max_tokens=config["ANTHROPIC_MAX_TOKENS"])
-
-
-def skill_link(agent: str, args: dict[str, str]) -> Callable[[str], str]:
-    """The URL of a skill's editor keeping the picker's `args`: where the Source tab links."""
-    return lambda d_tag: url_for("editor.edit", agent=agent, d_tag=d_tag, **args)
 
 
 def with_draft(workspace: Workspace, draft: Skill) -> Workspace:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .diffing import Diff, DiffLine, Row
+from webapp.textdiff.lines import Diff, DiffLine, Row
 
 #: Rows of a diff's table sent at once (a hunk's header counts as a row).
 DIFF_PAGE = 120

@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 
 from webapp import models, store
 from webapp.pipeline import Context, Origin, Workspace, assemble
+from webapp.textdiff.lines import Diff, DiffLine, diff_lines
 
-from .diffing import Diff, DiffLine, diff_lines
-from .message_views import messages_text
+from .messages import messages_text
 
 #: Changed and context lines shown per diff at most; a larger change says how many more
 #: lines it has (the page stays bounded however large the workspace).

@@ -11,14 +11,21 @@ from dataclasses import dataclass
 
 from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import Context, Diagnostic, Workspace
+from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
-from .cut_json import BODY_CUT
 from .diff_window import Item, diff_page
-from .diffing import Diff, diff_lines
 from .document_window import DocumentWindow
-from .message_views import MessageCard, RequestBody, message_card, messages_text, request_bodies
-from .preview import Choice, preview_models, problems_of, run, severity_counts
+from .messages import (
+    BODY_CUT,
+    MessageCard,
+    Models,
+    RequestBody,
+    message_card,
+    messages_text,
+    request_bodies,
+)
+from .preview import Choice, problems_of, run, severity_counts
 
 #: Bars of the Budget tab's chart unless all are asked for: 250 bars (200 skills and 50
 #: tools) were 85 KB of SVG, and past the first few dozen each is a sliver.
@@ -73,12 +80,12 @@ class Comparison:
         return diff_page(diff, which, layout)
 
 
-def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | None = None
-          ) -> AgentPreview:
+def build(workspace: Workspace, choice: Choice, models: Models,
+          link: Callable[[str], str] | None = None) -> AgentPreview:
     """Assemble `workspace` for `choice` and build the tabs' view data.
 
-    `link(d_tag)` is the URL of a skill's editor, where the Source tab's lines link to
-    (without it, they do not link).
+    `models` are written into the request bodies; `link(d_tag)` is the URL of a skill's
+    editor, where the Source tab's lines link to (without it, they do not link).
     """
     context = run(workspace, choice)
     tokens = count_tokens(context.document)
@@ -89,7 +96,7 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
         context=context,
         cards=[message_card(m) for m in context.messages],
         window=window,
-        bodies=request_bodies(context.messages, preview_models(),
+        bodies=request_bodies(context.messages, models,
                               0 if window.whole else BODY_CUT),
         problems=problems_of(context, budget),
         total_tokens=tokens,
@@ -98,8 +105,8 @@ def build(workspace: Workspace, choice: Choice, link: Callable[[str], str] | Non
     )
 
 
-def build_comparison(workspace: Workspace, a: Choice, b: Choice) -> Comparison:
-    left, right = build(workspace, a), build(workspace, b)
+def build_comparison(workspace: Workspace, a: Choice, b: Choice, models: Models) -> Comparison:
+    left, right = build(workspace, a, models), build(workspace, b, models)
     in_a, in_b = set(left.problems), set(right.problems)
     return Comparison(
         a=left, b=right,

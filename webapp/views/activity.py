@@ -2,7 +2,7 @@
 the links to the pages around.
 
 What a row holds and which kinds exist is the store's (`store.activity`); this module
-only reads a request's filter and lays out what the store returns.
+only lays out what the store returns for a filter the route read.
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import url_for
 from sqlalchemy.orm import Session
 
 from webapp import models, store
-
-from .forms import whole_number
 
 #: The filter fields a request may carry, in the order the form shows them.
 FILTER_FIELDS = ("user", "agent", "kind")
@@ -70,13 +67,14 @@ def kind_choices() -> list[tuple[str, list[tuple[str, str]]]]:
     return groups + [("other", other)]
 
 
-def activity_list(session: Session, args: Mapping[str, Any], page_url: Callable[..., str],
+def activity_list(session: Session, args: Mapping[str, Any], before: int | None,
+                  page_url: Callable[..., str], agent_url: Callable[[str], str],
                   *, agent: models.Agent | None = None) -> ActivityList:
-    """The page the filter and `before` in `args` ask for; `page_url(**query)` is the
-    address of the list. With `agent`, that agent's rows only (and no Agent filter)."""
+    """The page the filter in `args` and `before` (the last id of the page before) ask
+    for; `page_url(**query)` is the address of the list, `agent_url(name)` an agent's
+    activity page. With `agent`, that agent's rows only (and no Agent filter)."""
     fields = FILTER_FIELDS if agent is None else ("user", "kind")
     filters = {name: args[name] for name in fields if args.get(name)}
-    before = whole_number(args["before"], "before", "id") if args.get("before") else None
     rows = store.list_activity(session, agent=agent or filters.get("agent"),
                                actor=filters.get("user"), kind=filters.get("kind"),
                                before=before, limit=PAGE_SIZE + 1)
@@ -87,16 +85,15 @@ def activity_list(session: Session, args: Mapping[str, Any], page_url: Callable[
         users=[who(actor) for actor in store.activity_actors(session, agent=agent)],
         agents=store.activity_agent_names(session) if agent is None else None,
         kinds=kind_choices(),
-        rows=[_row(row, live) for row in shown],
+        rows=[_row(row, live, agent_url) for row in shown],
         newest_url=page_url(**filters) if before else None,
         older_url=(page_url(**filters, before=shown[-1].id) if len(rows) > PAGE_SIZE
                    else None))
 
 
-def _row(row: models.Activity, live: set[str]) -> ActivityRow:
+def _row(row: models.Activity, live: set[str], agent_url: Callable[[str], str]) -> ActivityRow:
     return ActivityRow(
         at=row.at, who=who(row.actor), agent=row.agent_name,
-        agent_url=(url_for("activity.agent", agent=row.agent_name)
-                   if row.agent_name in live else None),
+        agent_url=agent_url(row.agent_name) if row.agent_name in live else None,
         kind=row.kind, said=store.KINDS.get(row.kind, row.kind), subject=row.subject,
         detail=row.detail)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import random
-from difflib import SequenceMatcher
+from difflib import SequenceMatcher, unified_diff
 from itertools import pairwise
 
 import pytest
 
-from webapp.web import diffing
-from webapp.web.diffing import diff_lines, line_opcodes
-from webapp.web.word_marks import word_parts
+from webapp.textdiff import lines as diffing
+from webapp.textdiff.lines import diff_lines, exact_diff, line_opcodes
+from webapp.textdiff.words import word_parts
 
 
 @pytest.mark.parametrize("old, new, left, right", [
@@ -69,6 +69,30 @@ def test_far_apart_changes_make_separate_hunks():
 def test_line_opcodes_agree_with_difflib_where_the_alignment_is_unambiguous(old, new):
     a, b = old.splitlines(), new.splitlines()
     assert line_opcodes(a, b) == SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+def _far_apart(n: int) -> tuple[str, str]:
+    old = [f"line {i}" for i in range(n)]
+    new = list(old)
+    new[1], new[n // 2], new[-2] = "first", "middle", "last"
+    return "\n".join(old), "\n".join(new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("a\nb\nc", "a\nB\nc"),
+    ("", "x\ny"),
+    ("x\ny", ""),
+    ("same\nlines", "same\nlines"),
+    _far_apart(12),
+    _far_apart(40),
+])
+@pytest.mark.parametrize("context", [0, 1, 3])
+def test_hunk_headers_are_difflibs_unified_diff(old, new, context):
+    """Hunks are grouped as difflib groups them: the same headers as `unified_diff`."""
+    a, b = old.splitlines(), new.splitlines()
+    expected = [line.strip() for line in unified_diff(a, b, n=context, lineterm="")
+                if line.startswith("@@")]
+    assert [hunk.header for hunk in exact_diff(old, new, context).hunks] == expected
 
 
 @pytest.mark.parametrize("old, new, header, signs", [

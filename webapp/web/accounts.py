@@ -1,10 +1,11 @@
 """Signing in and out, one's own account, and the admins' list of accounts.
 
 Every rule (names, passwords, roles, throttling, the last admin) is the store's
-(`webapp.store.accounts`); who may open which page is `access.ACCESS`. Signing in starts
-a new session (the old one, CSRF token included, is dropped); signing out ends every
-session of the account in the store and clears this one. Both take the CSRF token or a
-request the browser says this site's page sent (`security.same_origin_suffices`).
+(`webapp.store.accounts`); who may open which page each view declares
+(`access.requires`). Signing in starts a new session (the old one, CSRF token included,
+is dropped); signing out ends every session of the account in the store and clears this
+one. Both take the CSRF token or a request the browser says this site's page sent
+(`security.same_origin_suffices`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from flask_login import current_user, login_user, logout_user
 from webapp import store
 from webapp.db import get_session
 
-from .access import SignedIn, local_mode, safe_next
+from .access import SignedIn, local_mode, requires, safe_next
 from .responses import done, page_or_fragment
 from .security import same_origin_suffices
 
@@ -30,6 +31,7 @@ USER_ACTIONS = ("set_role", "disable", "enable", "reset_password")
 
 
 @bp.get("/login")
+@requires("anyone")
 def login() -> Response:
     """The sign-in form (already signed in: straight on)."""
     target = safe_next(request.args.get("next"))
@@ -40,6 +42,7 @@ def login() -> Response:
 
 @bp.post("/login")
 @same_origin_suffices
+@requires("anyone")
 def sign_in() -> Response:
     """Check the credentials; on success start a new session and go on to `next`."""
     form = request.form
@@ -64,6 +67,7 @@ def sign_in() -> Response:
 
 @bp.post("/logout")
 @same_origin_suffices
+@requires("anyone")
 def logout() -> Response:
     """Sign out: every session of the account ends (a cookie kept from before no longer
     works), and this one, CSRF token included, is cleared."""
@@ -75,12 +79,14 @@ def logout() -> Response:
 
 
 @bp.get("/account")
+@requires("viewer")
 def account() -> Response:
     """The signed-in user's account: who they are, and a form to change the password."""
     return account_response()
 
 
 @bp.post("/account/password")
+@requires("viewer")
 def change_password() -> Response:
     """Change one's own password (the current one first); other sessions end."""
     if not current_user.is_authenticated:
@@ -99,12 +105,14 @@ def change_password() -> Response:
 
 
 @bp.get("/admin/users")
+@requires("admin")
 def users() -> Response:
     """Every account, with forms to add one and to change one."""
     return users_response()
 
 
 @bp.post("/admin/users")
+@requires("admin")
 def add_user() -> Response:
     """Add an account."""
     form = request.form
@@ -119,6 +127,7 @@ def add_user() -> Response:
 
 
 @bp.post("/admin/users/<username>")
+@requires("admin")
 def update_user(username: str) -> Response:
     """Change one account: its role, disabled or enabled, or a new password."""
     form, session_ = request.form, get_session()

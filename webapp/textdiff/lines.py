@@ -18,7 +18,7 @@ from itertools import zip_longest
 
 from webapp import bounded
 
-from .word_marks import Parts, WordMarker
+from .words import Parts, WordMarker
 
 #: Lines of unchanged context around each change, as `diff -u` shows.
 CONTEXT_LINES = 3
@@ -349,26 +349,21 @@ def _merged(codes: list[Opcode]) -> list[Opcode]:
 
 
 def _grouped(codes: list[Opcode], n: int) -> Iterator[list[Opcode]]:
-    """The changes of `codes` with `n` lines of context, as
-    `SequenceMatcher.get_grouped_opcodes` groups them."""
-    codes = list(codes) or [("equal", 0, 1, 0, 1)]
-    if codes[0][0] == "equal":
-        tag, i1, i2, j1, j2 = codes[0]
-        codes[0] = tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2
-    if codes[-1][0] == "equal":
-        tag, i1, i2, j1, j2 = codes[-1]
-        codes[-1] = tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)
-    group: list[Opcode] = []
-    for tag, i1, i2, j1, j2 in codes:
-        # A long unchanged run ends one group and starts the next.
-        if tag == "equal" and i2 - i1 > 2 * n:
-            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
-            yield group
-            group = []
-            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
-        group.append((tag, i1, i2, j1, j2))
-    if group and not (len(group) == 1 and group[0][0] == "equal"):
-        yield group
+    """The changes of `codes` with `n` lines of context: difflib's own grouping."""
+    return _KnownOpcodes(codes).get_grouped_opcodes(n)
+
+
+class _KnownOpcodes(SequenceMatcher):
+    """A matcher whose opcodes are already known (`line_opcodes` finds them faster than
+    difflib would), so that difflib's public `get_grouped_opcodes` groups them."""
+
+    def __init__(self, codes: list[Opcode]) -> None:
+        super().__init__(None, "", "")
+        self._codes = codes
+
+    def get_opcodes(self) -> list[Opcode]:
+        # A copy: the grouping narrows the first and last runs in place.
+        return list(self._codes)
 
 
 def _range(start: int, stop: int) -> str:

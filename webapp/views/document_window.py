@@ -35,8 +35,8 @@ from webapp.pipeline import Context, Origin, first_line_of, line_runs
 from webapp.render import markdown_to_html
 from webapp.render.blocks import markdown_blocks
 
-from .responses import counted
-from .source_view import source_rows
+from .source_table import source_rows
+from .wording import counted
 
 #: A document up to this many lines is shown whole.
 WINDOW_LINES = 400
