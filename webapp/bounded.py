@@ -57,7 +57,7 @@ DEADLINES: Final = {"markdown": 1.0, "highlight": 1.0, "diff": 1.0}
 REQUEST_SECONDS: Final = 1.5
 #: How many times its CPU seconds a piece of work is waited for, at most, on a loaded
 #: machine (where a worker waits for a core).
-WALL_FACTOR: Final = 3
+WALL_FACTOR: Final = 10
 #: Workers a process may run at once; a call that finds them all busy waits for one.
 MOST_WORKERS: Final = 4
 #: Seconds a new worker may take to start (a loaded machine forking the server).
