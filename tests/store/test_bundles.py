@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from webapp import store
 from webapp.demo import DEMO_BUNDLES
 from webapp.pipeline import BundleError, dump_bundle, load_bundle
-from webapp.store.rules import normalized_bundle
+from webapp.store.rules import INVISIBLE, d_tag_route_problem, normalized_bundle
 
 
 def test_export_of_an_import_equals_the_input(session, full_bundle):
@@ -108,8 +109,20 @@ json_values = st.recursive(
     | st.dictionaries(st.text(max_size=8), children, max_size=3),
     max_leaves=8,
 )
+# Names the store's rules take: no invisible characters, no skill sub-route as a d_tag's end,
+# and told apart by their NFKC forms (`store.rules`).
 names = st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"),
-                              blacklist_characters="{}"), min_size=1, max_size=12)
+                              blacklist_characters="{}" + "".join(INVISIBLE)),
+                min_size=1, max_size=12).filter(lambda n: d_tag_route_problem(n) is None)
+
+
+def nfkc(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
+
+
+def visible_text(max_size: int, min_size: int = 0) -> st.SearchStrategy[str]:
+    """`text` without the invisible characters a name may not hold."""
+    return text(max_size, min_size).filter(lambda t: not INVISIBLE.intersection(t))
 BUILTIN_NAMES = {"message_current", "message", "dm_history", "trigger_event", "triggering_event",
                  "tool_list"}
 
@@ -118,26 +131,27 @@ BUILTIN_NAMES = {"message_current", "message", "dm_history", "trigger_event", "t
 def bundles(draw):
     """A valid bundle dict with every key."""
     skills = draw(st.lists(st.fixed_dictionaries({
-        "d_tag": names, "name": text(10), "layer": st.sampled_from([1, 2]),
+        "d_tag": names, "name": visible_text(10), "layer": st.sampled_from([1, 2]),
         "triggers": st.lists(names, max_size=2), "enabled": st.booleans(),
-        "content": text(60)}), max_size=4, unique_by=lambda s: s["d_tag"]))
+        "content": text(60)}), max_size=4, unique_by=lambda s: nfkc(s["d_tag"])))
     tools = draw(st.lists(st.fixed_dictionaries({
         "name": names.filter(lambda n: n not in BUILTIN_NAMES),
         "description": text(10), "result": json_values,
         "results_by_args": st.lists(st.fixed_dictionaries(
             {"args": json_values, "result": json_values}), max_size=2)}),
-        max_size=3, unique_by=lambda t: t["name"]))
+        max_size=3, unique_by=lambda t: nfkc(t["name"])))
     variables = draw(st.lists(st.fixed_dictionaries({
         "name": names, "tool": names, "args": json_values, "result_field": names,
         "path": st.none() | text(8), "format": st.none() | names,
-        "limit": st.none() | st.integers(0, 50)}), max_size=3, unique_by=lambda v: v["name"]))
+        "limit": st.none() | st.integers(0, 50)}), max_size=3, unique_by=lambda v: nfkc(v["name"])))
     scenarios = draw(st.lists(st.fixed_dictionaries({
-        "name": text(10, min_size=1).filter(str.strip), "trigger": text(8), "message": text(20),
+        "name": visible_text(10, min_size=1).filter(str.strip), "trigger": text(8),
+        "message": text(20),
         "history": st.lists(st.fixed_dictionaries({
             "role": st.sampled_from(["user", "assistant"]),
             "content": text(20), "created_at": json_values}), max_size=2),
         "event": json_values, "provider": st.none() | text(8)}),
-        max_size=2, unique_by=lambda s: s["name"]))
+        max_size=2, unique_by=lambda s: nfkc(s["name"])))
     agent = {"name": "generated", "title": draw(text(20)),
              "message_mode": draw(st.sampled_from(["grouped", "sequence"])),
              "max_array_items": draw(st.integers(0, 100)),
