@@ -20,6 +20,7 @@ from . import (
     activity_view,
     agent_preview,
     agents,
+    api,
     auth,
     editor,
     forms,
@@ -37,7 +38,7 @@ from . import (
 )
 
 BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
-              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp)
+              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

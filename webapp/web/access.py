@@ -47,6 +47,8 @@ from .security import error_page, leave_the_cookie, leaves_the_cookie
 
 #: No sign-in needed.
 ANYONE = "anyone"
+#: The runtime API (`/api/v1`): no session, the route checks the request's API key.
+API_KEY = "api key"
 VIEWER, AUTHOR, REVIEWER, ADMIN = store.ROLES
 READ = {"GET": VIEWER}
 
@@ -69,6 +71,10 @@ ACCESS: dict[str, dict[str, str]] = {
     "auth.add_user": {"POST": ADMIN},
     "auth.update_user": {"POST": ADMIN},
     "activity.agent": READ,
+    "api.snapshots": {"GET": API_KEY},
+    "api.snapshot": {"GET": API_KEY},
+    "api.assemble": {"POST": API_KEY},
+    "api.openapi": {"GET": ANYONE},
     # Everything under /admin/ is an admin's.
     "activity.admin": {"GET": ADMIN},
     "agents.index": READ,
@@ -263,6 +269,11 @@ def authorize() -> Response | None:
     if request.endpoint is None:
         return None  # no route: the router answers 404 or 405
     needed = needed_role(request.endpoint, request.method)
+    if needed == API_KEY:
+        # Whoever may reach the server may try a key, in the local mode too: a key is
+        # made on purpose, and a browser never sends one on its own. No session either.
+        leave_the_cookie()
+        return None
     if local_mode():
         if not local_host(request.host):
             leave_the_cookie()  # no session for a name that is not this machine's

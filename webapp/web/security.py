@@ -173,6 +173,14 @@ def takes_imports(view: View) -> View:
     return view
 
 
+def takes_api_key(view: View) -> View:
+    """Mark a route of the runtime API: its credential is the API key in the
+    `Authorization` header, which no other site's page can make a browser send, so it
+    needs no CSRF token (and its answer sets no cookie: `access.API_KEY`)."""
+    view.takes_api_key = True  # type: ignore[attr-defined]
+    return view
+
+
 def set_body_limit() -> None:
     """Give this request the body limit of its route: the import limit for `@takes_imports`
     routes. Runs first, so Werkzeug's Content-Length check, the form parser and
@@ -227,6 +235,8 @@ def check_csrf() -> None:
     if origin == "cross-site":
         raise CrossSiteRequest()
     view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, "takes_api_key", False):
+        return
     if origin == "same-origin" and getattr(view, "same_origin_suffices", False):
         return
     expected = session.get(CSRF_FIELD)
