@@ -21,6 +21,7 @@ from werkzeug.http import HTTP_STATUS_CODES
 from webapp import models, store
 from webapp.db import get_session
 from webapp.pipeline import dumps_json, excerpt
+from webapp.store.publish import canonical_text, digest_of
 
 from .api_schema import SPEC, AssembleAnswer, AssembleRequest, Problem, SnapshotList
 from .api_turn import TurnProblem, assemble_turn, snapshot_workspace
@@ -162,7 +163,7 @@ def assemble(agent: str) -> Response:
         if "draft" not in scopes:
             raise ApiError(403, "this key lacks the 'draft' scope")
         workspace = store.load_workspace(session, row)
-        number, digest = None, store.publish.digest_of(store.publish.canonical_text(workspace))
+        number, digest = None, digest_of(canonical_text(workspace))
     else:
         found = store.resolve(session, row, str(turn.snapshot))
         workspace = snapshot_workspace(found.digest, found.bundle)

@@ -1,0 +1,35 @@
+"""The API is outside the session-based access table: a key is asked for in the local mode
+too, from any machine and host name, with no CSRF token and no cookie set."""
+
+from __future__ import annotations
+
+from webapp import db, store
+
+SNAPSHOTS = "/api/v1/agents/Simon/snapshots"
+
+
+def test_in_the_local_mode_another_machine_with_a_key_is_answered(app, published, token):
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "203.0.113.5"
+    headers = {**token("read", "assemble"), "Host": "agents.example.org"}
+    listed = client.get(SNAPSHOTS, headers=headers)
+    assert listed.status_code == 200 and "Set-Cookie" not in listed.headers
+    turn = client.post("/api/v1/agents/Simon/assemble", json={}, headers=headers)
+    assert turn.status_code == 200 and "Set-Cookie" not in turn.headers
+
+
+def test_in_the_local_mode_this_machine_needs_a_key_too(client, published):
+    response = client.get(SNAPSHOTS)
+    assert response.status_code == 401 and response.mimetype == "application/problem+json"
+
+
+def test_with_accounts_a_key_is_enough_and_a_session_is_not(app, client, published, token):
+    with app.app_context():
+        store.accounts.create_user(db.get_session(), store.NewUser(
+            "boss", "admin", "a long password!"))
+    assert client.get(SNAPSHOTS, headers=token("read")).status_code == 200
+    assert client.get(SNAPSHOTS).status_code == 401
+
+
+def test_the_openapi_document_needs_no_key(client, published):
+    assert client.get("/api/v1/openapi.json").status_code == 200
