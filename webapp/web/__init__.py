@@ -21,6 +21,7 @@ from . import (
     agent_preview,
     agents,
     api,
+    api_keys,
     auth,
     editor,
     forms,
@@ -38,7 +39,8 @@ from . import (
 )
 
 BLUEPRINTS = (auth.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
-              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp)
+              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
+              api_keys.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

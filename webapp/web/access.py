@@ -75,6 +75,9 @@ ACCESS: dict[str, dict[str, str]] = {
     "api.snapshot": {"GET": API_KEY},
     "api.assemble": {"POST": API_KEY},
     "api.openapi": {"GET": ANYONE},
+    "api_keys.index": {"GET": ADMIN},
+    "api_keys.create": {"POST": ADMIN},
+    "api_keys.revoke": {"POST": ADMIN},
     # Everything under /admin/ is an admin's.
     "activity.admin": {"GET": ADMIN},
     "agents.index": READ,
@@ -121,6 +124,7 @@ ACCESS: dict[str, dict[str, str]] = {
     "publish.download": READ,
     "publish.publish": {"POST": REVIEWER},
     "publish.republish": {"POST": REVIEWER},
+    "publish.move_label": {"POST": REVIEWER},
     "scenarios.index": READ,
     "scenarios.edit": READ,
     "scenarios.check": {"POST": VIEWER},
