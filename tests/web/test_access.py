@@ -85,6 +85,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("editor.order", "POST"): AUTHOR,
     ("editor.toggle", "POST"): AUTHOR,
     ("help.show", "GET"): VIEWER,
+    ("help.api", "GET"): VIEWER,
     ("history.index", "GET"): VIEWER,
     ("history.revision", "GET"): VIEWER,
     ("history.restore", "POST"): AUTHOR,

@@ -122,3 +122,16 @@ def test_moving_production_back_is_the_rollback_on_the_page(app, client, csrf, s
     assert refused.status_code == 422
     assert client.post(f"/agents/{simon}/snapshots/9/label",
                        data={"csrf_token": csrf}).status_code == 404
+
+
+# -- the API reference, linked from Help
+
+
+def test_the_api_reference_is_linked_from_help_under_the_strict_csp(client):
+    assert 'href="/help/api"' in client.get("/help").text
+    for headers in ({}, HTMX):
+        page = client.get("/help/api", headers=headers)
+        assert page.status_code == 200 and "Authorization: Bearer" in page.text
+        assert "<script" not in page.text.split("<main", 1)[-1]
+        assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
+        assert "'unsafe-inline'" not in page.headers["Content-Security-Policy"]

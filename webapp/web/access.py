@@ -111,6 +111,7 @@ ACCESS: dict[str, dict[str, str]] = {
     "editor.order": {"POST": AUTHOR},
     "editor.toggle": {"POST": AUTHOR},
     "help.show": READ,
+    "help.api": READ,
     "history.index": READ,
     "history.revision": READ,
     "history.restore": {"POST": AUTHOR},
