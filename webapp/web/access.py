@@ -47,8 +47,7 @@ from .security import error_page, leave_the_cookie, leaves_the_cookie
 
 #: No sign-in needed.
 ANYONE = "anyone"
-#: The runtime API (`/api/v1`): no session, the route checks the request's API key.
-API_KEY = "api key"
+API_KEY = "api key"  # the runtime API (`/api/v1`): its routes check the request's key
 VIEWER, AUTHOR, REVIEWER, ADMIN = store.ROLES
 READ = {"GET": VIEWER}
 
@@ -274,10 +273,8 @@ def authorize() -> Response | None:
     if request.endpoint is None:
         return None  # no route: the router answers 404 or 405
     needed = needed_role(request.endpoint, request.method)
-    if needed == API_KEY:
-        # Whoever may reach the server may try a key, in the local mode too: a key is
-        # made on purpose, and a browser never sends one on its own. No session either.
-        leave_the_cookie()
+    if needed == API_KEY:  # the route checks its key, in the local mode too (docs/api.md)
+        leave_the_cookie()  # and no session
         return None
     if local_mode():
         if not local_host(request.host):
