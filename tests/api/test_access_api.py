@@ -33,3 +33,13 @@ def test_with_accounts_a_key_is_enough_and_a_session_is_not(app, client, publish
 
 def test_the_openapi_document_needs_no_key(client, published):
     assert client.get("/api/v1/openapi.json").status_code == 200
+
+
+def test_a_turn_needs_no_csrf_token_even_from_a_page_elsewhere(client, published, token):
+    """The key is the credential: a browser never sends it on its own, and a page elsewhere
+    cannot read the answer (no CORS), so neither the token nor the origin is checked."""
+    for origin in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://elsewhere.example"}):
+        response = client.post("/api/v1/agents/Simon/assemble", json={},
+                               headers={**token("assemble"), **origin})
+        assert response.status_code == 200 and "Access-Control-Allow-Origin" not in (
+            response.headers)

@@ -7,7 +7,11 @@ agent's key sees nothing of an agent (`allows` is False: the API answers 404, as
 agent that does not exist). Revoking keeps the row, dated, and refuses the key at once.
 
 Failed attempts count as failed sign-ins do (`throttling`), under the name
-`THROTTLE_NAME` (no username can hold its parentheses), per client address.
+`THROTTLE_NAME` (no username can hold its parentheses), per client address: past the
+free failures, a wrong token is refused with `Throttled` without being looked up. A live
+token is accepted without asking the throttle: guessing one of 2^256 is hopeless, so the
+throttle is there to bound what a scanner costs, and a runtime's every request (a 304
+revalidation many times a second) stays one indexed read.
 """
 
 from __future__ import annotations
@@ -116,18 +120,18 @@ def revoke_key(session: Session, key_id: int) -> api_models.ApiKey:
 
 def authenticate_key(session: Session, token: str | None, address: str,
                      now: datetime | None = None) -> api_models.ApiKey:
-    """The live key `token` is, its use noted; raises `Throttled` when this address failed
-    too often lately (nothing is checked then), else `BadKey` (recorded as a failure)."""
+    """The live key `token` is, its use noted. Otherwise raises `Throttled` when this
+    address failed too often lately, else `BadKey` (recorded as a failure)."""
     now = now or utcnow()
-    address = (address or "unknown")[:models.ADDRESS_LENGTH]
-    retry_at = throttled_until(session, THROTTLE_NAME, address, now)
-    if retry_at is not None:
-        raise Throttled(retry_at, now)
     key = None
     if token and token.isascii() and len(token) <= 200:
         key = session.scalar(rows(api_models.ApiKey).where(
             api_models.ApiKey.token_hash == hash_token(token)))
     if key is None or key.revoked_at is not None:
+        address = (address or "unknown")[:models.ADDRESS_LENGTH]
+        retry_at = throttled_until(session, THROTTLE_NAME, address, now)
+        if retry_at is not None:
+            raise Throttled(retry_at, now)
         record_failure(session, THROTTLE_NAME, address, now)
         raise BadKey("no API key, or not a valid one (revoked, or never made)")
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_STEP:

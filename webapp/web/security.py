@@ -231,12 +231,12 @@ def check_csrf() -> None:
     """
     if request.method in SAFE_METHODS or request.routing_exception is not None:
         return
-    origin = sent_from()
-    if origin == "cross-site":
-        raise CrossSiteRequest()
     view = current_app.view_functions.get(request.endpoint or "")
     if getattr(view, "takes_api_key", False):
         return
+    origin = sent_from()
+    if origin == "cross-site":
+        raise CrossSiteRequest()
     if origin == "same-origin" and getattr(view, "same_origin_suffices", False):
         return
     expected = session.get(CSRF_FIELD)
