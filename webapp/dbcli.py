@@ -130,6 +130,22 @@ def publish_cmd(agent_name: str, note: str, label: str, database_url: str | None
                    f"(sha256 {snapshot.digest})", err=True)
 
 
+@click.command("label")
+@click.option("--agent", "agent_name", metavar="NAME", required=True, help="The agent.")
+@click.argument("label")
+@click.argument("number", type=click.IntRange(min=1, max=store.MAX_ID))
+@database_url_option
+def label_cmd(agent_name: str, label: str, number: int, database_url: str | None) -> None:
+    """Point LABEL at snapshot NUMBER (to an older one: the rollback, no new number)."""
+    with db.session_scope(database_url) as session:
+        act_as(session)
+        try:
+            store.move_label(session, agent_name, label, number)
+        except (store.ValidationError, store.NotFound) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"{label} of {agent_name!r} now points at snapshot #{number}", err=True)
+
+
 def act_as(session: Session) -> None:
     """Make the account the command's `--as` names (if any) the author of its changes;
     exits 1 when no enabled account has that name."""

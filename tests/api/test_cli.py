@@ -59,3 +59,16 @@ def test_publish_moves_the_label_it_names(run, database_url):
         assert store.resolve(session, "other", "staging").number == 1
         with pytest.raises(store.NotFound):
             store.resolve(session, "other", "production")
+
+
+def test_label_moves_a_label_back_without_a_new_number(run, database_url):
+    run("publish", "--agent", "demo")
+    with db.session_scope(database_url) as session:
+        store.create_skill(session, "demo", "more", triggers=["dm"], content="More.\n")
+    run("publish", "--agent", "demo")
+    assert run("label", "--agent", "demo", "production", "1").exit_code == 0
+    with db.session_scope(database_url) as session:
+        assert store.resolve(session, "demo", "production").number == 1
+        assert store.latest_snapshot(session, "demo").number == 2
+    assert run("label", "--agent", "demo", "production", "9").exit_code == 1
+    assert run("label", "--agent", "demo", "Not A Label", "1").exit_code == 1

@@ -135,3 +135,14 @@ def test_the_api_reference_is_linked_from_help_under_the_strict_csp(client):
         assert "<script" not in page.text.split("<main", 1)[-1]
         assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
         assert "'unsafe-inline'" not in page.headers["Content-Security-Policy"]
+
+
+def test_the_changes_page_lists_the_label_moves(app, client, csrf, simon):
+    with app.app_context():
+        session = db.get_session()
+        store.publish(session, simon, "one", 0)
+        store.move_label(session, simon, "staging", 1)
+    page = client.get(f"/agents/{simon}/changes").text
+    assert "<h2>Label moves</h2>" in page
+    moves = page.split("<h2>Label moves</h2>", 1)[1]
+    assert "staging</span> to #1" in moves and "production</span> to #1" in moves

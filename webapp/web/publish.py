@@ -111,5 +111,7 @@ def changes_response(agent: str, status: int = 200, **extra: object) -> Response
     return page_or_fragment("changes.html", "_changes.html", status, agent=agent,
                             view=changes_page(session, agent),
                             labels=store.labels.labels_by_snapshot(session, agent),
+                            label_moves=store.list_activity(session, agent=agent,
+                                                            kind="label.move", limit=10),
                             **{"note": "", "label": store.labels.PRODUCTION, "errors": {},
                                "conflict": None, **extra})
