@@ -3,6 +3,8 @@ too, from any machine and host name, with no CSRF token and no cookie set."""
 
 from __future__ import annotations
 
+import pytest
+
 from webapp import db, store
 
 SNAPSHOTS = "/api/v1/agents/Simon/snapshots"
@@ -43,3 +45,17 @@ def test_a_turn_needs_no_csrf_token_even_from_a_page_elsewhere(client, published
                                headers={**token("assemble"), **origin})
         assert response.status_code == 200 and "Access-Control-Allow-Origin" not in (
             response.headers)
+
+
+@pytest.mark.parametrize(("method", "path", "status"), [
+    ("DELETE", "/api/v1/agents/Simon/snapshots", 405),
+    ("GET", "/api/v1/agents/Simon/assemble", 405),
+    ("GET", "/api/v1/nothing/here", 404),
+    ("GET", "/api/v1/agents/Simon/snapshots/", 404)])
+def test_an_address_or_method_the_api_lacks_is_a_problem_too(client, published, method, path,
+                                                              status):
+    response = client.open(path, method=method)
+    assert response.status_code == status
+    assert response.mimetype == "application/problem+json"
+    assert response.get_json()["detail"]
+    assert ("Allow" in response.headers) == (status == 405)

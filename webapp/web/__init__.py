@@ -29,6 +29,7 @@ from . import (
     history,
     items,
     log,
+    problems,
     publish,
     responses,
     security,
@@ -49,6 +50,8 @@ def not_found(exc: store.NotFound | NotFound) -> Any:
     the address without it, if a route takes that one."""
     if isinstance(exc, store.NotFound):
         exc = NotFound(description=f"There is {exc}.")
+    if problems.wanted():
+        return problems.of_http_error(exc)
     return responses.without_slash() or security.error_page(exc)
 
 

@@ -16,7 +16,6 @@ from flask import Blueprint, Response, json, request
 from pydantic import ValidationError as ModelError
 from spectree import Response as Answers
 from werkzeug.exceptions import HTTPException
-from werkzeug.http import HTTP_STATUS_CODES
 
 from webapp import models, store
 from webapp.db import get_session
@@ -27,11 +26,11 @@ from .api_schema import SPEC, AssembleAnswer, AssembleRequest, Problem, Snapshot
 from .api_turn import TurnProblem, assemble_turn, snapshot_workspace
 from .forms import json_body
 from .preview import preview_models
+from .problems import of_http_error, problem
 from .security import takes_api_key
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
-PROBLEM_TYPE = "application/problem+json"
 #: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
 #: shared cache from answering a request with another key's (or none).
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -49,30 +48,13 @@ class ApiError(HTTPException):
         self.code, self.extra = code, headers or {}
 
 
-def problem(code: int, detail: str, headers: dict[str, str] | None = None) -> Response:
-    """An RFC 9457 problem answer."""
-    body = Problem(title=HTTP_STATUS_CODES.get(code, "Error"), status=code,
-                   detail=detail).model_dump()
-    response = Response(json.dumps(body), code, mimetype=PROBLEM_TYPE)
-    response.headers.update(headers or {})
-    return response
-
-
 @bp.errorhandler(ApiError)
 def refused(exc: ApiError) -> Response:
     return problem(exc.code or 400, exc.description or "", exc.extra)
 
 
-def http_error(exc: HTTPException) -> Response:
-    """Werkzeug's errors under /api/v1 (a body too large, not JSON, ...) as problems; a
-    500 says nothing of its cause (the log has it)."""
-    code = exc.code or 500
-    detail = "the server failed; try again" if code >= 500 else (exc.description or "")
-    return problem(code, detail)
-
-
 for _code in (400, 404, 405, 413, 415, 422, 500):
-    bp.register_error_handler(_code, http_error)
+    bp.register_error_handler(_code, of_http_error)
 
 
 @bp.errorhandler(store.NotFound)

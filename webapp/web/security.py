@@ -40,6 +40,7 @@ from werkzeug.exceptions import (
 )
 from werkzeug.wsgi import get_content_length
 
+from . import problems
 from .responses import human_size
 
 View = TypeVar("View", bound=Callable[..., Any])
@@ -288,6 +289,11 @@ def error_page(error: HTTPException) -> tuple[str, int]:
     return render_template("error.html", **context), code
 
 
+def any_error(error: HTTPException) -> Any:
+    """An HTTP error: a problem for the API (`problems`), else the error page."""
+    return problems.of_http_error(error) if problems.wanted() else error_page(error)
+
+
 def too_large_hint() -> str:
     """What a 413 page says: the limit that applied, and the imports' when it was another
     (the page adds that a bigger bundle imports with the CLI)."""
@@ -306,7 +312,7 @@ def init_app(app: Flask) -> None:
     app.before_request(limit_streamed_body)
     app.before_request(check_csrf)
     app.after_request(set_security_headers)
-    app.register_error_handler(HTTPException, error_page)
+    app.register_error_handler(HTTPException, any_error)
     app.register_error_handler(CSRFError, csrf_failed)
     app.register_error_handler(CrossSiteRequest, cross_site_refused)
     app.jinja_env.globals["csrf_token"] = csrf_token
