@@ -26,7 +26,7 @@ from .api_schema import SPEC, AssembleAnswer, AssembleRequest, Problem, Snapshot
 from .api_turn import TurnProblem, assemble_turn, snapshot_workspace
 from .forms import json_body
 from .preview import preview_models
-from .problems import of_http_error, problem
+from .problems import problem
 from .security import takes_api_key
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -36,8 +36,8 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 IMMUTABLE = "public, max-age=31536000, immutable"
 #: The header that names the snapshot a label or `latest` resolved to.
 SNAPSHOT_HEADER = "X-Snapshot-Number"
-REFUSED = {401: "HTTP_401", 403: "HTTP_403", 404: "HTTP_404", 422: "HTTP_422", 429: "HTTP_429"}
-ERRORS = {name: Problem for name in REFUSED.values()}
+#: The refusals each route documents, all of them problems.
+ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 422, 429)}
 
 
 class ApiError(HTTPException):
@@ -50,16 +50,9 @@ class ApiError(HTTPException):
 
 @bp.errorhandler(ApiError)
 def refused(exc: ApiError) -> Response:
+    """A refusal of this module's (Werkzeug's other errors and the store's `NotFound` are
+    made problems by the app's handlers: `problems.wanted`)."""
     return problem(exc.code or 400, exc.description or "", exc.extra)
-
-
-for _code in (400, 404, 405, 413, 415, 422, 500):
-    bp.register_error_handler(_code, of_http_error)
-
-
-@bp.errorhandler(store.NotFound)
-def not_found(exc: store.NotFound) -> Response:
-    return problem(404, f"There is {exc}.")
 
 
 def api_key(agent: str, scope: str) -> tuple[models.Agent, tuple[str, ...]]:
