@@ -12,6 +12,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Engine
 
+import webapp.api_models  # noqa: F401  (its tables are in Base.metadata)
 from webapp import db
 from webapp.models import Base
 

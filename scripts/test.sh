@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint with ruff, then run every test: the whole suite on SQLite (browser tests included),
-# then the storage, web and hostile-input suites again on a throw-away PostgreSQL server
+# then the storage, web, hostile-input and API suites again on a throw-away PostgreSQL server
 # when one can be started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +18,8 @@ env -u TEST_DATABASE_URL "${PYTEST[@]}" -m "not postgres" "$@"
 if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   # shellcheck source=../.ci/postgres.sh
   source .ci/postgres.sh
-  echo "== pytest: storage, web and hostile-input suites, on PostgreSQL =="
-  "${PYTEST[@]}" tests/store tests/web tests/hostile "$@"
+  echo "== pytest: storage, web, hostile-input and API suites, on PostgreSQL =="
+  "${PYTEST[@]}" tests/store tests/web tests/hostile tests/api "$@"
 elif [ "${CI:-}" = "true" ]; then
   echo "PostgreSQL is not installed, and CI must run the suites on it" >&2
   exit 1

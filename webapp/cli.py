@@ -172,14 +172,17 @@ def serve(host: str, port: int) -> None:
 
 
 def _register_store_commands() -> None:
-    from webapp.dbcli import db_group, export_cmd, import_cmd, publish_cmd
+    from webapp.apikeycli import api_key_group
+    from webapp.dbcli import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
     from webapp.usercli import user_group
 
     main.add_command(db_group, "db")
     main.add_command(user_group, "user")
+    main.add_command(api_key_group, "api-key")
     main.add_command(import_cmd, "import")
     main.add_command(export_cmd, "export")
     main.add_command(publish_cmd, "publish")
+    main.add_command(label_cmd, "label")
 
 
 _register_store_commands()

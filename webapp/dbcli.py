@@ -106,8 +106,10 @@ def export_cmd(agent_name: str | None, published: bool, snapshot: int | None, ou
 @click.command("publish")
 @click.option("--agent", "agent_name", metavar="NAME", required=True, help="The agent to publish.")
 @click.option("--note", default="", help="Why: what changes for the agent.")
+@click.option("--label", default=store.labels.PRODUCTION, show_default=True,
+              help="The label moved to the new snapshot.")
 @database_url_option
-def publish_cmd(agent_name: str, note: str, database_url: str | None) -> None:
+def publish_cmd(agent_name: str, note: str, label: str, database_url: str | None) -> None:
     """Publish the agent's workspace as it is as its next snapshot.
 
     Exits 1 when nothing changed since the latest snapshot or another publish won.
@@ -117,7 +119,8 @@ def publish_cmd(agent_name: str, note: str, database_url: str | None) -> None:
         try:
             latest = store.latest_snapshot(session, agent_name)
             snapshot = store.publish(session, agent_name, note,
-                                     expected_latest=latest.number if latest else 0)
+                                     expected_latest=latest.number if latest else 0,
+                                     label=label)
         except (store.ValidationError, store.PublishConflict) as exc:
             click.echo(f"error: {exc}", err=True)
             raise SystemExit(1) from None
@@ -125,6 +128,22 @@ def publish_cmd(agent_name: str, note: str, database_url: str | None) -> None:
             raise click.ClickException(str(exc)) from None
         click.echo(f"published {agent_name!r} as snapshot #{snapshot.number} "
                    f"(sha256 {snapshot.digest})", err=True)
+
+
+@click.command("label")
+@click.option("--agent", "agent_name", metavar="NAME", required=True, help="The agent.")
+@click.argument("label")
+@click.argument("number", type=click.IntRange(min=1, max=store.MAX_ID))
+@database_url_option
+def label_cmd(agent_name: str, label: str, number: int, database_url: str | None) -> None:
+    """Point LABEL at snapshot NUMBER (to an older one: the rollback, no new number)."""
+    with db.session_scope(database_url) as session:
+        act_as(session)
+        try:
+            store.move_label(session, agent_name, label, number)
+        except (store.ValidationError, store.NotFound) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"{label} of {agent_name!r} now points at snapshot #{number}", err=True)
 
 
 def act_as(session: Session) -> None:

@@ -388,3 +388,4 @@ class FailedLogin(Base):
     username: Mapped[str] = mapped_column(String(TYPED_NAME_LENGTH), index=True)
     address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), index=True)
     at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+

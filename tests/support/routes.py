@@ -32,7 +32,7 @@ def seed(app: Any) -> dict[str, str]:
                 "entry_id": str(entry.id), "tool": workspace.tools[0].name,
                 "variable": workspace.variables[0].name,
                 "scenario": workspace.scenarios[0].name, "username": "nobody",
-                "item_id": "1"}
+                "item_id": "1", "ref": "production", "key_id": "1"}
 
 
 def route_url(rule: Any, values: dict[str, str]) -> str:

@@ -13,10 +13,11 @@ signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did 
 the append-only record every change adds to), `errors`, `transactions`, `rules`,
 `convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
 variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
-with what uses it), `log`, `publish` (published snapshots, what changed since).
+with what uses it), `log`, `publish` (published snapshots, what changed since), `labels` (names
+pointing at snapshots), `api_keys` (the runtime API's keys).
 """
 
-from . import accounts, throttling
+from . import accounts, api_keys, labels, throttling
 from .accounts import ROLES, NewUser, SignInFailed, has_role
 from .activity import (
     KIND_GROUPS,
@@ -87,9 +88,11 @@ from .publish import (
     has_unpublished_changes,
     latest_snapshot,
     list_snapshots,
+    move_label,
     publish,
     published_workspace,
     republish,
+    resolve,
     snapshot_workspace,
 )
 from .renames import RenamedItem, rename_tool, rename_variable
@@ -138,6 +141,8 @@ __all__ = [
     "get_snapshot",
     "has_unpublished_changes",
     "latest_snapshot",
+    "move_label",
+    "resolve",
     "list_snapshots",
     "publish",
     "published_source",
@@ -145,6 +150,8 @@ __all__ = [
     "republish",
     "snapshot_workspace",
     "accounts",
+    "api_keys",
+    "labels",
     "throttling",
     "ROLES",
     "NewUser",

@@ -57,6 +57,7 @@ KINDS: dict[str, str] = {
     "log.delete": "deleted a context-log entry",
     "log.clear": "cleared the context log",
     "publish": "published the context",
+    "label.move": "moved a label to a snapshot",
 }
 
 #: The groups a filter may ask for as a whole (`skill` is every `skill.*` kind).

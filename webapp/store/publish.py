@@ -10,6 +10,10 @@ the rollback) adds a new number with the old content.
 Two reviewers publishing at once: each names the latest number they reviewed
 (`expected_latest`, 0 for none); the check and the unique (agent, number) pair make
 exactly one win, the other gets `PublishConflict`.
+
+Publishing moves a label (`labels.PRODUCTION` unless another is named) to the new
+snapshot in the same transaction; `move_label` moves one to any snapshot (the rollback
+without a new number), and `resolve` reads a reference: a number, `latest` or a label.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from webapp.pipeline import (
     bundle_text,
     dump_bundle,
     dumps_json,
+    excerpt,
     lf_line_ends,
     load_bundle,
     parse_json,
@@ -40,6 +45,7 @@ from .activity import record
 from .actor import LOCAL, current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, PublishConflict, ValidationError
+from .labels import PRODUCTION, labelled, point_at
 from .skills import list_skills
 from .transactions import change, rows
 from .workspaces import workspace_with
@@ -122,32 +128,65 @@ def has_unpublished_changes(session: Session, agent: AgentRef) -> bool:
 
 
 @change
-def publish(session: Session, agent: AgentRef, note: str, expected_latest: int
-            ) -> models.PublishedSnapshot:
-    """Publish the workspace as it is now as the next snapshot, by `current_actor()`.
+def publish(session: Session, agent: AgentRef, note: str, expected_latest: int,
+            label: str | None = PRODUCTION) -> models.PublishedSnapshot:
+    """Publish the workspace as it is now as the next snapshot, by `current_actor()`, and
+    point `label` at it (None: no label moves).
 
     Raises:
         PublishConflict: the latest snapshot is no longer `expected_latest` (0: none).
         ValidationError: the note cannot be stored, or nothing changed since the latest
-            snapshot (same digest).
+            snapshot (same digest); `label` is not a label's name, or moving it needs a
+            role the actor lacks (`labels.point_at`).
     """
     row = get_agent(session, agent)
     text, versions = _current(session, row)
-    return _append(session, row, text, versions, note, expected_latest, republished=None)
+    snapshot = _append(session, row, text, versions, note, expected_latest, republished=None)
+    if label is not None:
+        point_at(session, row, label, snapshot)
+    return snapshot
 
 
 @change
-def republish(session: Session, agent: AgentRef, number: int, note: str, expected_latest: int
-              ) -> models.PublishedSnapshot:
-    """The rollback: publish snapshot `number`'s content again, as the next number.
+def republish(session: Session, agent: AgentRef, number: int, note: str, expected_latest: int,
+              label: str | None = PRODUCTION) -> models.PublishedSnapshot:
+    """Publish snapshot `number`'s content again, as the next number, and point `label`
+    at it (moving a label back, `move_label`, is the rollback without a new number).
 
     The draft workspace is left as it is. Raises `NotFound` for no such snapshot, and
     what `publish` raises.
     """
     row = get_agent(session, agent)
     old = get_snapshot(session, row, number)
-    return _append(session, row, old.bundle, dict(old.skill_versions), note, expected_latest,
-                   republished=old.number)
+    snapshot = _append(session, row, old.bundle, dict(old.skill_versions), note,
+                       expected_latest, republished=old.number)
+    if label is not None:
+        point_at(session, row, label, snapshot)
+    return snapshot
+
+
+@change
+def move_label(session: Session, agent: AgentRef, label: str, number: int
+               ) -> models.PublishedSnapshot:
+    """Point `label` at snapshot `number`, by `current_actor()`: to an older one, the
+    rollback. Raises `NotFound` (no such snapshot) and what `labels.point_at` raises."""
+    row = get_agent(session, agent)
+    snapshot = get_snapshot(session, row, number)
+    point_at(session, row, label, snapshot)
+    return snapshot
+
+
+def resolve(session: Session, agent: AgentRef, ref: str) -> models.PublishedSnapshot:
+    """The snapshot `ref` names: a number, `latest`, or a label; raises `NotFound`."""
+    row = get_agent(session, agent)
+    if ref.isdigit() and len(ref) <= 9:
+        return get_snapshot(session, row, int(ref))
+    if ref == "latest":
+        return get_snapshot(session, row)
+    snapshot = labelled(session, row, ref)
+    if snapshot is None:
+        raise NotFound(f"no snapshot labelled {excerpt(ref)} of agent {row.name!r}")
+    return snapshot
 
 
 def _current(session: Session, agent: models.Agent) -> tuple[str, dict[str, int]]:

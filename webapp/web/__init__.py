@@ -22,12 +22,15 @@ from . import (
     activity,
     agent_preview,
     agents,
+    api,
+    api_keys,
     editor,
     forms,
     help,
     history,
     items,
     log,
+    problems,
     publish,
     responses,
     security,
@@ -38,7 +41,8 @@ from . import (
 )
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
-              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp)
+              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
+              api_keys.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
@@ -47,6 +51,8 @@ def not_found(exc: store.NotFound | NotFound) -> Any:
     the address without it, if a route takes that one."""
     if isinstance(exc, store.NotFound):
         exc = NotFound(description=f"There is {exc}.")
+    if problems.wanted():
+        return problems.of_http_error(exc)
     return responses.without_slash() or security.error_page(exc)
 
 

@@ -50,6 +50,7 @@ from .security import error_page, leave_the_cookie, leaves_the_cookie
 
 #: No sign-in needed.
 ANYONE = "anyone"
+API_KEY = "api key"  # the runtime API (`/api/v1`): its routes check the request's key
 VIEWER, AUTHOR, REVIEWER, ADMIN = store.ROLES
 V = TypeVar("V", bound=Callable[..., Any])
 
@@ -70,8 +71,9 @@ def requires(role: str, *, flags: Mapping[str, str] | None = None) -> Callable[[
     for the role of what it confirms.
     """
     for named in (role, *(flags or {}).values()):
-        if named != ANYONE and named not in store.ROLES:
-            raise ValueError(f"No role {named!r}: one of {ANYONE}, {', '.join(store.ROLES)}.")
+        if named not in (ANYONE, API_KEY) and named not in store.ROLES:
+            raise ValueError(f"No role {named!r}: one of {ANYONE}, {API_KEY}, "
+                             f"{', '.join(store.ROLES)}.")
 
     def declare(view: V) -> V:
         setattr(view, _ROLE, role)
@@ -190,6 +192,9 @@ def authorize() -> Response | None:
     if request.endpoint is None:
         return None  # no route: the router answers 404 or 405
     needed = needed_role(current_app, request.endpoint, request.method)
+    if needed == API_KEY:  # the route checks its key, in the local mode too (docs/api.md)
+        leave_the_cookie()  # and no session
+        return None
     if local_mode():
         if not local_host(request.host):
             leave_the_cookie()  # no session for a name that is not this machine's

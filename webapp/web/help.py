@@ -22,6 +22,8 @@ from .responses import page_or_fragment
 bp = Blueprint("help", __name__)
 
 GUIDE = DOCS / "SKILLS.md"
+#: The runtime API's reference (linked from the guide's page).
+API_REFERENCE = DOCS / "api.md"
 
 #: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
 #: one guide and an edited one replaces the entry before it as the least recently used.
@@ -33,6 +35,14 @@ _rendered: LRU[tuple[Path, int], Markup] = LRU("rendered guides", 4)
 def show() -> Response:
     """docs/SKILLS.md as a page."""
     return page_or_fragment("help.html", "_help.html", guide=rendered(GUIDE))
+
+
+@bp.get("/help/api")
+@requires("viewer")
+def api() -> Response:
+    """docs/api.md, the runtime API's reference, as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(API_REFERENCE),
+                            reference=True)
 
 
 def rendered(path: Path) -> Markup:

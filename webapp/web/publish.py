@@ -45,14 +45,29 @@ def scenario(agent: str) -> Response:
 def publish(agent: str) -> Response:
     """Publish the workspace as it is as the next snapshot."""
     note = request.form.get("note", "")
+    label = request.form.get("label", "").strip() or store.labels.PRODUCTION
     expected = whole_number(request.form.get("expected_latest"), "expected_latest")
     try:
-        snapshot = store.publish(get_session(), agent, note, expected)
+        snapshot = store.publish(get_session(), agent, note, expected, label=label)
     except store.PublishConflict as exc:
-        return changes_response(agent, 409, note=note, conflict=exc)
+        return changes_response(agent, 409, note=note, label=label, conflict=exc)
     except store.ValidationError as exc:
-        return changes_response(agent, 422, note=note, errors=exc.errors)
-    return done(f"Published snapshot #{snapshot.number}.", url_for("publish.changes", agent=agent))
+        return changes_response(agent, 422, note=note, label=label, errors=exc.errors)
+    return done(f"Published snapshot #{snapshot.number}. The label {label} points at it.",
+                url_for("publish.changes", agent=agent))
+
+
+@bp.post("/agents/<agent>/snapshots/<id:number>/label")
+@requires("reviewer")
+def move_label(agent: str, number: int) -> Response:
+    """Point a label (`production` by default) at snapshot `number`: to an older one, the
+    rollback without a new number."""
+    label = request.form.get("label", "").strip() or store.labels.PRODUCTION
+    try:
+        store.move_label(get_session(), agent, label, number)
+    except store.ValidationError as exc:
+        return changes_response(agent, 422, errors=exc.errors)
+    return done(f"Moved {label} to snapshot #{number}.", url_for("publish.changes", agent=agent))
 
 
 @bp.post("/agents/<agent>/snapshots/<id:number>/republish")
@@ -99,6 +114,11 @@ def unpublished(agent: str) -> bool:
 
 def changes_response(agent: str, status: int = 200, **extra: object) -> Response:
     """The Changes page (or its fragment), with a refused publish's note and reason."""
+    session = get_session()
     return page_or_fragment("changes.html", "_changes.html", status, agent=agent,
-                            view=changes_page(get_session(), agent),
-                            **{"note": "", "errors": {}, "conflict": None, **extra})
+                            view=changes_page(session, agent),
+                            labels=store.labels.labels_by_snapshot(session, agent),
+                            label_moves=store.list_activity(session, agent=agent,
+                                                            kind="label.move", limit=10),
+                            **{"note": "", "label": store.labels.PRODUCTION, "errors": {},
+                               "conflict": None, **extra})

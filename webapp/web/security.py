@@ -40,6 +40,7 @@ from werkzeug.exceptions import (
 )
 from werkzeug.wsgi import get_content_length
 
+from . import problems
 from .responses import human_size
 
 View = TypeVar("View", bound=Callable[..., Any])
@@ -173,6 +174,14 @@ def takes_imports(view: View) -> View:
     return view
 
 
+def takes_api_key(view: View) -> View:
+    """Mark a route of the runtime API: its credential is the API key in the
+    `Authorization` header, which no other site's page can make a browser send, so it
+    needs no CSRF token (and its answer sets no cookie: `access.API_KEY`)."""
+    view.takes_api_key = True  # type: ignore[attr-defined]
+    return view
+
+
 def set_body_limit() -> None:
     """Give this request the body limit of its route: the import limit for `@takes_imports`
     routes. Runs first, so Werkzeug's Content-Length check, the form parser and
@@ -223,10 +232,12 @@ def check_csrf() -> None:
     """
     if request.method in SAFE_METHODS or request.routing_exception is not None:
         return
+    view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, "takes_api_key", False):
+        return
     origin = sent_from()
     if origin == "cross-site":
         raise CrossSiteRequest()
-    view = current_app.view_functions.get(request.endpoint or "")
     if origin == "same-origin" and getattr(view, "same_origin_suffices", False):
         return
     expected = session.get(CSRF_FIELD)
@@ -278,6 +289,11 @@ def error_page(error: HTTPException) -> tuple[str, int]:
     return render_template("error.html", **context), code
 
 
+def any_error(error: HTTPException) -> Any:
+    """An HTTP error: a problem for the API (`problems`), else the error page."""
+    return problems.of_http_error(error) if problems.wanted() else error_page(error)
+
+
 def too_large_hint() -> str:
     """What a 413 page says: the limit that applied, and the imports' when it was another
     (the page adds that a bigger bundle imports with the CLI)."""
@@ -296,7 +312,7 @@ def init_app(app: Flask) -> None:
     app.before_request(limit_streamed_body)
     app.before_request(check_csrf)
     app.after_request(set_security_headers)
-    app.register_error_handler(HTTPException, error_page)
+    app.register_error_handler(HTTPException, any_error)
     app.register_error_handler(CSRFError, csrf_failed)
     app.register_error_handler(CrossSiteRequest, cross_site_refused)
     app.jinja_env.globals["csrf_token"] = csrf_token

@@ -1,0 +1,244 @@
+"""The runtime API's endpoints: keys and scopes, one agent's key against another, revoked
+keys, snapshots by number, label and `latest`, ETags and 304s, a turn assembled as the CLI
+assembles it, and hostile bodies (a 4xx problem, never a 500)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from webapp import db, store
+from webapp.cli import main
+
+PROBLEM = "application/problem+json"
+SNAPSHOTS = "/api/v1/agents/{agent}/snapshots"
+SNAPSHOT = "/api/v1/agents/{agent}/snapshots/{ref}"
+ASSEMBLE = "/api/v1/agents/{agent}/assemble"
+SCENARIO = "admin asks about mentions"
+
+
+def is_problem(response, status: int) -> bool:
+    body = response.get_json(force=True)
+    return (response.status_code == status and response.mimetype == PROBLEM
+            and body["status"] == status and isinstance(body["detail"], str) and body["detail"])
+
+
+def calls(agent: str = "Simon") -> list[tuple[str, str, dict | None]]:
+    """One request per endpoint that needs a key: (method, path, JSON body)."""
+    return [("GET", SNAPSHOTS.format(agent=agent), None),
+            ("GET", SNAPSHOT.format(agent=agent, ref="production"), None),
+            ("POST", ASSEMBLE.format(agent=agent), {})]
+
+
+@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("authorization", [None, "Bearer", "Bearer se_wrong", "Basic abc"])
+def test_no_key_or_a_wrong_one_is_a_401_problem(client, published, index, authorization):
+    method, path, body = calls()[index]
+    headers = {"Authorization": authorization} if authorization else {}
+    response = client.open(path, method=method, json=body, headers=headers)
+    assert is_problem(response, 401)
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    assert "Set-Cookie" not in response.headers
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_a_revoked_key_is_refused(app, client, published, token, index):
+    headers = token("read", "assemble")
+    with app.app_context():
+        key_id = store.api_keys.list_keys(db.get_session())[0][0].id
+        store.api_keys.revoke_key(db.get_session(), key_id)
+    method, path, body = calls()[index]
+    assert is_problem(client.open(path, method=method, json=body, headers=headers), 401)
+
+
+@pytest.mark.parametrize(("index", "scope"), [(0, "read"), (1, "read"), (2, "assemble")])
+def test_each_scope_is_allowed_and_refused(client, published, token, index, scope):
+    method, path, body = calls()[index]
+    allowed = client.open(path, method=method, json=body, headers=token(scope))
+    assert allowed.status_code == 200 and "Set-Cookie" not in allowed.headers
+    others = [s for s in store.api_keys.SCOPES if s != scope]
+    assert is_problem(client.open(path, method=method, json=body, headers=token(*others)), 403)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_a_key_of_one_agent_sees_nothing_of_another(client, published, token, index):
+    """Another agent's key gets what a missing agent gets: a 404 saying the same."""
+    headers = token("read", "assemble", agent="Simon")
+    method, path, body = calls("Other")[index]
+    other = client.open(path, method=method, json=body, headers=headers)
+    method, path, body = calls("Nobody")[index]
+    missing = client.open(path, method=method, json=body, headers=headers)
+    assert is_problem(other, 404) and is_problem(missing, 404)
+    assert other.get_json()["detail"].replace("Other", "X") == missing.get_json()[
+        "detail"].replace("Nobody", "X")
+    method, path, body = calls("Other")[index]
+    assert client.open(path, method=method, json=body,
+                       headers=token("read", "assemble")).status_code == 200
+
+
+def test_snapshots_lists_numbers_digests_notes_and_labels(client, published, token):
+    response = client.get(SNAPSHOTS.format(agent="Simon"), headers=token("read"))
+    body = response.get_json()
+    assert [(s["number"], s["note"], s["labels"]) for s in body["snapshots"]] == [
+        (2, "second", ["production"]), (1, "first", [])]
+    assert all(len(s["digest"]) == 64 and s["published_at"] for s in body["snapshots"])
+
+
+def test_a_numbered_snapshot_is_its_bundle_byte_for_byte_and_immutable(app, client, published,
+                                                                        token):
+    response = client.get(SNAPSHOT.format(agent="Simon", ref="1"), headers=token("read"))
+    with app.app_context():
+        row = store.get_snapshot(db.get_session(), "Simon", 1)
+    assert response.data == row.bundle.encode("utf-8")
+    assert hashlib.sha256(response.data).hexdigest() == row.digest
+    assert response.headers["ETag"] == f'"{row.digest}"'
+    assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert "Authorization" in response.headers["Vary"]
+
+
+@pytest.mark.parametrize(("ref", "number"), [("production", 2), ("latest", 2)])
+def test_a_label_is_revalidated_and_names_its_snapshot(client, published, token, ref, number):
+    headers = token("read")
+    response = client.get(SNAPSHOT.format(agent="Simon", ref=ref), headers=headers)
+    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["X-Snapshot-Number"] == str(number)
+    again = client.get(SNAPSHOT.format(agent="Simon", ref=ref),
+                       headers={**headers, "If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == response.headers["ETag"]
+    stale = client.get(SNAPSHOT.format(agent="Simon", ref=ref),
+                       headers={**headers, "If-None-Match": '"' + "0" * 64 + '"'})
+    assert stale.status_code == 200
+
+
+def test_moving_production_back_is_what_the_api_serves(app, client, published, token):
+    headers = token("read")
+    first = client.get(SNAPSHOT.format(agent="Simon", ref="production"), headers=headers)
+    with app.app_context():
+        store.move_label(db.get_session(), "Simon", "production", 1)
+    moved = client.get(SNAPSHOT.format(agent="Simon", ref="production"),
+                       headers={**headers, "If-None-Match": first.headers["ETag"]})
+    assert moved.status_code == 200 and moved.headers["X-Snapshot-Number"] == "1"
+
+
+@pytest.mark.parametrize("ref", ["staging", "9", "0", "draft", "x" * 300])
+def test_a_reference_to_nothing_is_a_404_problem(client, published, token, ref):
+    assert is_problem(client.get(SNAPSHOT.format(agent="Simon", ref=ref),
+                                 headers=token("read")), 404)
+
+
+def undated(entry: str) -> str:
+    return re.sub(r"^<!-- context-log: \S+", "<!-- context-log: T", entry)
+
+
+def cli_json(database_url: str, *args: str) -> str:
+    result = CliRunner().invoke(main, ["assemble", "--agent", "Simon", *args, "--database-url",
+                                       database_url], catch_exceptions=False)
+    return result.stdout
+
+
+@pytest.mark.parametrize(("ref", "cli_args"), [
+    ("production", ["--published"]), (1, ["--snapshot", "1"]), ("latest", ["--published"])])
+def test_a_turn_is_what_the_cli_assembles(client, published, token, database_url, ref,
+                                          cli_args):
+    response = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble"),
+                           json={"snapshot": ref, "scenario": SCENARIO})
+    body = response.get_json()
+    cli = json.loads(cli_json(database_url, *cli_args, "--scenario", SCENARIO,
+                              "--format", "json"))
+    assert body["document"] == cli["document"]
+    assert body["messages"] == cli["messages"]
+    assert body["diagnostics"] == cli["diagnostics"]
+    # The same entry but for the time it was made at.
+    assert undated(body["log_entry"]) == undated(cli_json(
+        database_url, *cli_args, "--scenario", SCENARIO, "--format", "log"))
+    assert body["snapshot"] == (1 if ref == 1 else 2) and body["scenario"] == SCENARIO
+    assert body["request_body"]["messages"] == body["messages"]
+    assert body["tokens"]["document"] > 0 and len(body["tokens"]["messages"]) == len(
+        body["messages"])
+
+
+def test_posted_inputs_replace_the_scenarios(client, published, token):
+    headers = token("assemble")
+    plain = client.post(ASSEMBLE.format(agent="Simon"), headers=headers, json={}).get_json()
+    posted = client.post(ASSEMBLE.format(agent="Simon"), headers=headers, json={
+        "message": "A posted message ✓", "provider": "anthropic",
+        "history": [{"role": "user", "content": "posted history line"}],
+        "tool_results": {tool: {"success": True, "content": f"posted result of {tool}"}
+                         for tool in ("agent_identity", "nostr_agent_profile")},
+    }).get_json()
+    assert "A posted message ✓" in posted["document"]
+    assert "A posted message ✓" not in plain["document"]
+    assert posted["request_body"]["model"] != plain["request_body"]["model"]  # Anthropic's
+    assert posted["document"] != plain["document"]
+
+
+def test_the_draft_needs_the_draft_scope(app, client, published, token):
+    with app.app_context():
+        session = db.get_session()
+        chat = store.get_skill(session, "Simon", "chat")
+        store.save_skill(session, "Simon", "chat", expected_version=chat.version,
+                         content=chat.content + "\nUnpublished line.\n")
+    refused = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble"),
+                          json={"snapshot": "draft"})
+    assert is_problem(refused, 403)
+    draft = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble", "draft"),
+                        json={"snapshot": "draft"}).get_json()
+    assert draft["snapshot"] is None and "Unpublished line." in draft["document"]
+
+
+@pytest.mark.parametrize(("body", "status"), [
+    (b"x" * (1024 * 1024 + 1), 413),
+    (b"[" * 100_000 + b"]" * 100_000, 422),
+    (b'{"snapshot": ' + b'{"a": ' * 60 + b"1" + b"}" * 60 + b"}", 422),
+    (b"not json", 422),
+    (b"\xff\xfe", 422),
+    (b"[]", 422),
+    (b'{"message": 12}', 422),
+    (b'{"history": "yesterday"}', 422),
+    (b'{"history": [{"role": "robot", "content": ""}]}', 422),
+    (b'{"provider": "gemini"}', 422),
+    (b'{"unknown": 1}', 422),
+    (b'{"scenario": "no such scenario"}', 422),
+    (b'{"message": "\\ud800"}', 422),
+    (b'{"tool_results": []}', 422),
+    (b'{"variables": {"agent_profile": "x"}}', 422),
+])
+def test_a_hostile_body_is_a_4xx_problem(client, published, token, body, status):
+    response = client.post(ASSEMBLE.format(agent="Simon"), data=body,
+                           headers={**token("assemble"), "Content-Type": "application/json"})
+    assert is_problem(response, status)
+
+
+def test_a_body_not_sent_as_json_is_a_415_problem(client, published, token):
+    response = client.post(ASSEMBLE.format(agent="Simon"), data={"snapshot": "1"},
+                           headers=token("assemble"))
+    assert is_problem(response, 415)
+
+
+def test_failed_keys_are_throttled(client, published, token):
+    good = token("read")
+    for _ in range(store.throttling.FREE_FAILURES):
+        client.get(SNAPSHOTS.format(agent="Simon"), headers={"Authorization": "Bearer se_x"})
+    response = client.get(SNAPSHOTS.format(agent="Simon"),
+                          headers={"Authorization": "Bearer se_y"})
+    assert is_problem(response, 429) and int(response.headers["Retry-After"]) >= 1
+    assert client.get(SNAPSHOTS.format(agent="Simon"), headers=good).status_code == 200
+
+
+def test_the_openapi_document_is_made_from_the_models(client, published):
+    from webapp.web.api_schema import AssembleAnswer, AssembleRequest
+
+    spec = client.get("/api/v1/openapi.json").get_json()
+    assert spec["openapi"].startswith("3.1")
+    schemas = spec["components"]["schemas"]
+    assert schemas["AssembleRequest"]["properties"].keys() == (
+        AssembleRequest.model_json_schema()["properties"].keys())
+    assert schemas["AssembleAnswer"]["required"] == AssembleAnswer.model_json_schema()[
+        "required"]
+    assert {"/api/v1/agents/{agent}/snapshots", "/api/v1/agents/{agent}/snapshots/{ref}",
+            "/api/v1/agents/{agent}/assemble"} <= spec["paths"].keys()

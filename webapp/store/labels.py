@@ -1,0 +1,109 @@
+"""Labels: names (`production`, `staging`, ...) that point at one snapshot of an agent.
+
+Publishing moves a label (`PRODUCTION` unless the reviewer names another) to the new
+snapshot in the same transaction; moving a label back to an older snapshot is the
+rollback, with no new number. Moving `PRODUCTION` needs a reviewer (`REVIEWER`): an
+account's role is checked here, so the web, the CLI's `--as` and any later path get
+the same rule. Each move is an activity row (`label.move`).
+
+A reference to a snapshot (`resolve`) is a number, `latest`, or a label's name; a label
+name is never all digits and never `latest` or `draft`, so a reference means one thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from webapp import api_models, models
+from webapp.models import utcnow
+
+from .accounts import has_role
+from .activity import record
+from .actor import current_actor
+from .agents import AgentRef, get_agent
+from .errors import ValidationError
+from .transactions import rows
+
+PRODUCTION = "production"
+#: The role that may move `PRODUCTION` (any label may be moved by an author).
+REVIEWER = "reviewer"
+#: Words a reference gives another meaning: no label may be named so.
+RESERVED = ("latest", "draft")
+#: Lower-case letters, digits, `.`, `_`, `-`; starting with a letter or digit.
+_LABEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+def label_problem(name: str) -> str | None:
+    """What is wrong with `name` as a label's name, or None."""
+    if not _LABEL.fullmatch(name):
+        return ("must be 1 to 64 lower-case letters, digits, '.', '_' or '-', starting with "
+                "a letter or digit")
+    if name.isdigit():
+        return "cannot be a number (a number names a snapshot)"
+    if name in RESERVED:
+        return f"cannot be {name!r} (a reference with its own meaning)"
+    return None
+
+
+def labels_by_snapshot(session: Session, agent: AgentRef) -> dict[int, list[str]]:
+    """The agent's labels, sorted, by the id of the snapshot each points at."""
+    row = get_agent(session, agent)
+    found: dict[int, list[str]] = {}
+    for label in session.scalars(select(api_models.Label).where(api_models.Label.agent_id == row.id)
+                                 .order_by(api_models.Label.name)):
+        found.setdefault(label.snapshot_id, []).append(label.name)
+    return found
+
+
+def labelled(session: Session, agent: models.Agent, name: str
+             ) -> models.PublishedSnapshot | None:
+    """The snapshot label `name` of `agent` points at, or None."""
+    return session.scalar(
+        select(models.PublishedSnapshot).join(
+            api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
+        .where(api_models.Label.agent_id == agent.id, api_models.Label.name == name))
+
+
+def point_at(session: Session, agent: models.Agent, name: str,
+             snapshot: models.PublishedSnapshot) -> api_models.Label:
+    """Point label `name` at `snapshot`, inside a change (`store.publish`'s publish and
+    `move_label`). Raises `ValidationError`: not a label's name, or `production` moved by
+    an account below reviewer."""
+    problem = label_problem(name)
+    if problem:
+        raise ValidationError([("label", problem)])
+    if name == PRODUCTION:
+        _need_reviewer(session)
+    return _point(session, agent, name, snapshot)
+
+
+def _point(session: Session, agent: models.Agent, name: str,
+           snapshot: models.PublishedSnapshot) -> api_models.Label:
+    label = session.scalar(rows(api_models.Label).where(api_models.Label.agent_id == agent.id,
+                                                     api_models.Label.name == name))
+    before = None
+    if label is None:
+        label = api_models.Label(agent_id=agent.id, name=name, snapshot_id=snapshot.id)
+        session.add(label)
+    else:
+        before = session.get(models.PublishedSnapshot, label.snapshot_id)
+        label.snapshot_id = snapshot.id
+    label.moved_by, label.moved_at = current_actor(), utcnow()
+    session.flush()
+    was = f" (was #{before.number})" if before is not None else ""
+    record(session, agent, "label.move", name, f"to #{snapshot.number}{was}")
+    return label
+
+
+def _need_reviewer(session: Session) -> None:
+    """Refuse a move of `production` by an account below reviewer. The local mode (no
+    actor) may do everything; the web and the CLI's `--as` only act as accounts."""
+    actor = current_actor()
+    if actor is None:
+        return
+    user = session.scalar(select(models.User).where(models.User.username == actor))
+    if user is not None and not has_role(user.role, REVIEWER):
+        raise ValidationError([("label", f"moving {PRODUCTION!r} needs the reviewer role")])

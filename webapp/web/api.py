@@ -1,0 +1,186 @@
+"""The runtime API (`/api/v1`): an agent deployed elsewhere reads its published snapshots
+and assembles each turn, with an API key (`Authorization: Bearer TOKEN`).
+
+No session, no cookie, no CSRF token: the key is the credential (`access.API_KEY` lets
+these routes through to `api_key`, and `security.takes_api_key` skips the CSRF check).
+Every error is `application/problem+json` with a `detail`. The request and answer models
+are `api_schema`'s, the OpenAPI document is made from them (`openapi`), and a turn is
+assembled by `api_turn` with the editor's pipeline (docs/api.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, json, request
+from pydantic import ValidationError as ModelError
+from spectree import Response as Answers
+from werkzeug.exceptions import HTTPException
+
+from webapp import models, store
+from webapp.db import get_session
+from webapp.pipeline import dumps_json, excerpt
+from webapp.store.publish import canonical_text, digest_of
+from webapp.views.preview import preview_models
+
+from .access import ANYONE, API_KEY, requires
+from .api_schema import SPEC, AssembleAnswer, AssembleRequest, Problem, SnapshotList
+from .api_turn import TurnProblem, assemble_turn, snapshot_workspace
+from .forms import json_body
+from .problems import problem
+from .security import takes_api_key
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+#: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
+#: shared cache from answering a request with another key's (or none).
+IMMUTABLE = "public, max-age=31536000, immutable"
+#: The header that names the snapshot a label or `latest` resolved to.
+SNAPSHOT_HEADER = "X-Snapshot-Number"
+#: The refusals each route documents, all of them problems.
+ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 422, 429)}
+
+
+class ApiError(HTTPException):
+    """A refusal with its status, detail and extra headers (a 401's `WWW-Authenticate`)."""
+
+    def __init__(self, code: int, detail: str, headers: dict[str, str] | None = None):
+        super().__init__(detail)
+        self.code, self.extra = code, headers or {}
+
+
+@bp.errorhandler(ApiError)
+def refused(exc: ApiError) -> Response:
+    """A refusal of this module's (Werkzeug's other errors and the store's `NotFound` are
+    made problems by the app's handlers: `problems.wanted`)."""
+    return problem(exc.code or 400, exc.description or "", exc.extra)
+
+
+def api_key(agent: str, scope: str) -> tuple[models.Agent, tuple[str, ...]]:
+    """The agent the request's key may use with `scope`, and the key's scopes: 401
+    without a valid key, 429 when this address failed too often, 404 for an agent the key
+    may not see (as for one that does not exist), 403 for a scope the key lacks."""
+    kind, _, token = request.headers.get("Authorization", "").partition(" ")
+    session = get_session()
+    try:
+        key = store.api_keys.authenticate_key(
+            session, token.strip() if kind.lower() == "bearer" else None,
+            request.remote_addr or "unknown")
+    except store.Throttled as exc:
+        raise ApiError(429, str(exc), {"Retry-After": str(exc.retry_after)}) from None
+    except store.api_keys.BadKey as exc:
+        raise ApiError(401, f"{exc}: send Authorization: Bearer TOKEN",
+                       {"WWW-Authenticate": 'Bearer realm="skill-editor"'}) from None
+    missing = ApiError(404, f"There is no agent {excerpt(agent)}.")
+    try:
+        row = store.get_agent(session, agent)
+    except store.NotFound:
+        raise missing from None
+    if not store.api_keys.allows(key, row):
+        raise missing
+    scopes = store.api_keys.scopes_of(key)
+    if scope not in scopes:
+        raise ApiError(403, f"this key lacks the {scope!r} scope")
+    return row, scopes
+
+
+def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict[str, Any]:
+    return {"number": snapshot.number, "digest": snapshot.digest, "note": snapshot.note,
+            "published_by": snapshot.published_by, "published_at": snapshot.published_at,
+            "labels": labels}
+
+
+@bp.get("/agents/<agent>/snapshots")
+@takes_api_key
+@SPEC.validate(resp=Answers(HTTP_200=SnapshotList, **ERRORS), skip_validation=True,
+               tags=["snapshots"])
+@requires(API_KEY)
+def snapshots(agent: str) -> Response:
+    """The agent's snapshots, newest first, with their labels (the `read` scope)."""
+    row, _ = api_key(agent, "read")
+    session = get_session()
+    labels = store.labels.labels_by_snapshot(session, row)
+    body = SnapshotList(agent=row.name, snapshots=[
+        snapshot_info(s, labels.get(s.id, [])) for s in store.list_snapshots(session, row)])
+    return Response(body.model_dump_json(), mimetype="application/json")
+
+
+@bp.get("/agents/<agent>/snapshots/<ref>")
+@takes_api_key
+@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **ERRORS), skip_validation=True,
+               tags=["snapshots"])
+@requires(API_KEY)
+def snapshot(agent: str, ref: str) -> Response:
+    """The snapshot `ref` names (a number, a label or `latest`) as its canonical bundle,
+    byte for byte; `ETag` is its digest, and `If-None-Match` answers 304."""
+    row, _ = api_key(agent, "read")
+    found = store.resolve(get_session(), row, ref)
+    numbered = ref.isdigit()
+    if request.if_none_match.contains(found.digest):
+        response = Response(status=304)
+    else:
+        response = Response(found.bundle.encode("utf-8"), mimetype="application/json")
+    response.set_etag(found.digest)
+    response.headers["Cache-Control"] = IMMUTABLE if numbered else "no-cache"
+    response.headers["Vary"] = "Authorization"
+    response.headers[SNAPSHOT_HEADER] = str(found.number)
+    return response
+
+
+@bp.post("/agents/<agent>/assemble")
+@takes_api_key
+@SPEC.validate(json=AssembleRequest, resp=Answers(HTTP_200=AssembleAnswer, **ERRORS),
+               skip_validation=True, tags=["assemble"])
+@requires(API_KEY)
+def assemble(agent: str) -> Response:
+    """One turn: the snapshot's context for the posted inputs (the `assemble` scope; the
+    draft needs `draft` as well)."""
+    row, scopes = api_key(agent, "assemble")
+    turn = read_turn()
+    session = get_session()
+    if str(turn.snapshot) == "draft":
+        if "draft" not in scopes:
+            raise ApiError(403, "this key lacks the 'draft' scope")
+        workspace = store.load_workspace(session, row)
+        number, digest = None, digest_of(canonical_text(workspace))
+    else:
+        found = store.resolve(session, row, str(turn.snapshot))
+        workspace = snapshot_workspace(found.digest, found.bundle)
+        number, digest = found.number, found.digest
+    try:
+        answer = assemble_turn(workspace, turn, preview_models(current_app.config))
+    except TurnProblem as exc:
+        raise ApiError(422, str(exc)) from None
+    body = {"snapshot": number, "digest": digest, **answer}
+    return Response(dumps_json(body), mimetype="application/json")
+
+
+@bp.get("/openapi.json")
+@requires(ANYONE)
+def openapi() -> Response:
+    """The OpenAPI 3.1 document, made from the models the routes validate with."""
+    return Response(json.dumps(SPEC.spec), mimetype="application/json")
+
+
+def read_turn() -> AssembleRequest:
+    """The posted turn, validated: a 415 unless JSON, a 422 naming what is wrong."""
+    if not request.is_json:
+        raise ApiError(415, "send the turn as JSON (Content-Type: application/json)")
+    data = json_body(request.get_data(cache=True))
+    where = store.surrogate_path(data)
+    if where is not None:
+        raise ApiError(422, f"{where or 'body'}: {store.SURROGATE_MESSAGE}")
+    try:
+        return AssembleRequest.model_validate(data)
+    except ModelError as exc:
+        raise ApiError(422, _reasons(exc)) from None
+
+
+def _reasons(exc: ModelError) -> str:
+    """The first few validation errors, each `where: why`, without the values sent."""
+    reasons = []
+    for error in exc.errors(include_input=False, include_url=False)[:5]:
+        where = ".".join(str(part)[:80] for part in error["loc"]) or "body"
+        reasons.append(f"{where}: {error['msg']}")
+    return "; ".join(reasons)
+

@@ -1,0 +1,114 @@
+"""The runtime API's request and answer models (pydantic v2), and the `SPEC` that turns
+them into the OpenAPI document: the routes of `api` validate with these very classes, so
+the document cannot drift from what is checked (docs/api.md).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from spectree import SecurityScheme, SpecTree
+from spectree.models import SecureType, SecuritySchemeData
+
+#: The longest string field of a request (a message, a history entry): the body limit
+#: (`MAX_CONTENT_LENGTH`, a megabyte) bounds the whole anyway.
+LONGEST_TEXT = 1024 * 1024
+#: The most history entries and tool results one turn may post.
+MOST_ENTRIES = 1000
+
+SPEC = SpecTree(
+    "flask", mode="strict", title="Skill Editor runtime API", version="1",
+    description="Fetch an agent's published context and assemble each turn with it.",
+    security_schemes=[SecurityScheme(name="bearer", data=SecuritySchemeData(
+        type=SecureType.HTTP, scheme="bearer",
+        description="An API key's token: skill-editor api-key create"))],
+    security={"bearer": []}, annotations=False,
+    # Schemas named as the classes are (spectree adds a hash of the module by default).
+    naming_strategy=lambda model: model.__name__,
+    nested_naming_strategy=lambda _parent, child: child)
+
+
+class Problem(BaseModel):
+    """An error, as RFC 9457 `application/problem+json`."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+class SnapshotInfo(BaseModel):
+    """One published snapshot of an agent."""
+
+    number: int
+    digest: str = Field(description="sha256 of the canonical bundle, hex")
+    note: str
+    published_by: str | None = Field(description="the reviewer; null in the local mode")
+    published_at: datetime
+    labels: list[str]
+
+
+class SnapshotList(BaseModel):
+    agent: str
+    snapshots: list[SnapshotInfo] = Field(description="newest first")
+
+
+class HistoryItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system"]
+    content: str = Field(max_length=LONGEST_TEXT)
+    created_at: str | int | None = None
+
+
+class AssembleRequest(BaseModel):
+    """One turn of the running agent: which snapshot, and what differs from the scenario."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    snapshot: str | int = Field(
+        "production", description="a number, a label, `latest`, or `draft` (the `draft` scope)")
+    scenario: str | None = Field(None, description="supplies every input not posted "
+                                                   "(default: the snapshot's first scenario)")
+    trigger: str | None = Field(None, max_length=200)
+    message: str | None = Field(None, max_length=LONGEST_TEXT)
+    tool_results: dict[str, Any] = Field(
+        default_factory=dict, max_length=MOST_ENTRIES,
+        description="tool name -> its result (JSON), replacing the mock tool's data")
+    variables: dict[str, Any] = Field(
+        default_factory=dict, max_length=MOST_ENTRIES,
+        description="`{{name}}` -> value, for names no binding gives")
+    history: list[HistoryItem] | None = Field(None, max_length=MOST_ENTRIES)
+    provider: Literal["openai", "anthropic"] | None = None
+
+
+class DiagnosticItem(BaseModel):
+    severity: str
+    code: str
+    message: str
+    skill: str | None = None
+    line: int | None = None
+
+
+class TokenCounts(BaseModel):
+    document: int
+    exact: bool = Field(description="false when the encoding was unavailable (an estimate)")
+    messages: list[int]
+
+
+class AssembleAnswer(BaseModel):
+    """What the editor shows for the same snapshot and inputs, from the same pipeline."""
+
+    snapshot: int | None = Field(description="null for the draft")
+    digest: str
+    scenario: str | None
+    trigger: str
+    document: str
+    messages: list[dict[str, str]]
+    request_body: dict[str, Any] = Field(description="the provider's request body "
+                                                     "(OpenAI's shape when no provider)")
+    log_entry: str
+    diagnostics: list[DiagnosticItem]
+    tokens: TokenCounts

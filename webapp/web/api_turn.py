@@ -1,0 +1,104 @@
+"""One turn of the runtime API: a snapshot's workspace with what the runtime posted in
+place of the mock data, assembled as the editor assembles it.
+
+No request is read here (the `api` blueprint parses and validates it into an
+`AssembleRequest`), so this is tested without an app. A snapshot never changes, so its
+parsed workspace is kept by digest (`snapshot workspaces`): a turn costs one assembly and
+no bundle parse.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from webapp.lru import LRU
+from webapp.pipeline import (
+    HistoryEntry,
+    Scenario,
+    Tool,
+    Workspace,
+    assemble,
+    load_bundle,
+    parse_json,
+)
+from webapp.tokens import count_tokens
+from webapp.views.messages import Models, request_bodies
+
+from .api_schema import AssembleRequest
+
+#: Parsed workspaces of snapshots, by digest (the sha256 of the bundle they were read
+#: from, so an entry can never be stale). A demo-size workspace is tens of kilobytes.
+_workspaces: LRU[str, Workspace] = LRU("snapshot workspaces", 32)
+
+
+class TurnProblem(ValueError):
+    """What the runtime posted does not fit the snapshot: `field` and why (a 422)."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+def snapshot_workspace(digest: str, bundle: str) -> Workspace:
+    """The workspace of the snapshot whose canonical text is `bundle` (sha256 `digest`)."""
+    workspace = _workspaces.get(digest)
+    if workspace is None:
+        workspace = _workspaces.put(digest, load_bundle(parse_json(bundle)))
+    return workspace
+
+
+def turn_inputs(workspace: Workspace, turn: AssembleRequest
+                ) -> tuple[Workspace, Scenario | None]:
+    """The workspace with the posted tool results and values in place of the mock tools'
+    data, and the scenario (named, else the first) with the posted history and provider.
+
+    Raises `TurnProblem`: no such scenario; a value posted for a name a binding gives.
+    """
+    names = [scenario.name for scenario in workspace.scenarios]
+    if turn.scenario is not None and turn.scenario not in names:
+        raise TurnProblem("scenario", f"no scenario named {turn.scenario[:200]!r} in this "
+                                      "snapshot")
+    bound = {variable.name for variable in workspace.variables}
+    taken = sorted(name for name in turn.variables if name in bound)
+    if taken:
+        raise TurnProblem("variables", f"{taken[0][:200]!r} is a binding of a tool: post the "
+                                       "tool's result in tool_results instead")
+    posted = {**turn.variables, **turn.tool_results}
+    tools = [dataclasses.replace(tool, result=posted[tool.name], results_by_args=())
+             if tool.name in posted else tool for tool in workspace.tools]
+    known = {tool.name for tool in workspace.tools}
+    tools += [Tool(name, result=value) for name, value in posted.items() if name not in known]
+    workspace = dataclasses.replace(workspace, tools=tuple(tools))
+    base = next((s for s in workspace.scenarios if s.name == turn.scenario),
+                workspace.scenarios[0] if workspace.scenarios else None)
+    if base is None and turn.history is None and turn.provider is None:
+        return workspace, None
+    scenario = base or Scenario("(posted)")
+    if turn.history is not None:
+        scenario = dataclasses.replace(scenario, history=tuple(
+            HistoryEntry(item.role, item.content, item.created_at) for item in turn.history))
+    if turn.provider is not None:
+        scenario = dataclasses.replace(scenario, provider=turn.provider)
+    return workspace, scenario
+
+
+def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
+                  ) -> dict[str, Any]:
+    """The fields of an `AssembleAnswer` but the snapshot's: what the editor's preview
+    shows for these inputs (document, messages, the provider's request body, the log
+    entry, every diagnostic, token counts)."""
+    workspace, scenario = turn_inputs(workspace, turn)
+    context = assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
+    provider = (scenario.provider if scenario else None) or "openai"
+    bodies = {body.slug: body.value for body in request_bodies(context.messages, models)}
+    document = count_tokens(context.document)
+    return {
+        "scenario": context.scenario, "trigger": context.trigger,
+        "document": context.document, "messages": context.messages,
+        "request_body": bodies.get(provider, bodies["openai"]),
+        "log_entry": context.log_entry,
+        "diagnostics": [diagnostic.to_dict() for diagnostic in context.diagnostics],
+        "tokens": {"document": document.n, "exact": document.exact,
+                   "messages": [count_tokens(m["content"]).n for m in context.messages]},
+    }
