@@ -11,7 +11,8 @@ import pytest
 from tests.support.pages import HTMX
 from tests.support.workspaces import RELAY_WATCH, SIMON
 from webapp.pipeline import load_bundle
-from webapp.web import item_views, items
+from webapp.views import items as item_views
+from webapp.web import items
 
 #: Every route of the item pages, written out: (method, path, endpoint).
 ROUTES = [

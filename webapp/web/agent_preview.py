@@ -31,10 +31,16 @@ from webapp.views.preview import (
 )
 
 from .access import requires
-from .forms import choice_args, parse_choice, parse_skill_form, picker_choice, request_data
+from .forms import (
+    choice_args,
+    load_workspace,
+    parse_choice,
+    parse_skill_form,
+    picker_choice,
+    request_data,
+)
 from .preview_links import agent_links, editor_links, skill_link
 from .responses import done, page_or_fragment, wants_fragment
-from .workspace import load_workspace
 
 bp = Blueprint("agent_preview", __name__)
 

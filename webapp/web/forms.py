@@ -19,6 +19,7 @@ from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from webapp import store
+from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, flag_word, lf_line_ends, loads_json
 from webapp.views.preview import Choice
 
@@ -253,3 +254,8 @@ def _blank_to_none(value: Any) -> str | None:
 def _stripped(value: Any) -> str | None:
     text = _blank_to_none(value)
     return text.strip() if text is not None else None
+
+
+def load_workspace(agent: str) -> Workspace:
+    """The agent's saved workspace (a missing agent is a 404 via `store.NotFound`)."""
+    return store.load_workspace(get_session(), agent)

@@ -2,7 +2,7 @@
 blueprint registered once per kind, the way datasette serves every table with one view.
 
 A kind (`KINDS`) is a configuration: its URL words, the store functions it calls, how
-its form is read and what its page shows (`item_views`), its labels and templates. The
+its form is read and what its page shows (`webapp.views.items`), its labels and templates. The
 blueprint is registered under the kind's name, so the endpoints are `tools.index`,
 `variables.show`, `scenarios.check`...; each kind has the same seven routes:
 
@@ -20,26 +20,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Flask, Response, request, url_for
+from flask import Blueprint, Flask, Response, abort, request, url_for
 from flask.sansio.blueprints import BlueprintSetupState
 
 from webapp import store
 from webapp.db import get_session
 from webapp.pipeline import Scenario, Workspace, tool_uses, variable_uses
-
-from . import item_views as views
-from .access import AUTHOR, VIEWER, requires
-from .forms import request_data
-from .responses import done, page_or_fragment, wants_fragment
-from .workspace import (
+from webapp.views import items as views
+from webapp.views.item_forms import (
+    FieldError,
     ItemForm,
-    load_workspace,
     optional_text,
-    original_name,
     rename_message,
-    scenario_for,
-    write_form,
+    store_errors,
+    text_field,
 )
+
+from .access import AUTHOR, VIEWER, requires
+from .forms import load_workspace, request_data
+from .responses import done, page_or_fragment, wants_fragment
 
 bp = Blueprint("items", __name__)
 
@@ -256,3 +255,40 @@ def item_response(kind: Kind, agent: str, workspace: Workspace, scenario: Scenar
     context = kind.page(workspace, scenario, current, form, listing=listing)
     status = 422 if form is not None and form.errors else 200
     return page_or_fragment("items.html", fragment, status, kind=kind, agent=agent, **context)
+
+
+def original_name(data: Mapping[str, Any], agent: str, get: Callable[..., Any]) -> str | None:
+    """The saved name a submitted draft edits (None for a new item); `get` (the store's
+    `get_tool`, ...) makes a name that is gone a 404."""
+    original = text_field(data, "original") or None
+    if original is not None:
+        get(get_session(), agent, original)
+    return original
+
+
+def write_form(form: Any, write: Callable[..., Any], agent: str, *args: Any,
+               **fields: Any) -> Any:
+    """Call the store's `write(session, agent, *args, **fields)` unless `form` has errors
+    already, and return what it returns; a `store.ValidationError` becomes field errors,
+    and a rename that met a skill saved meanwhile an error on `name`. None (and
+    `form.errors` set) when nothing was written."""
+    if form.errors:
+        return None
+    try:
+        return write(get_session(), agent, *args, **fields)
+    except store.ValidationError as exc:
+        form.errors.update(store_errors(exc))
+    except store.Conflict as exc:
+        form.errors["name"] = FieldError(
+            f"not renamed: skill {exc.d_tag} was saved meanwhile, and nothing was changed; "
+            "save again")
+    return None
+
+
+def scenario_for(workspace: Workspace, name: str | None) -> Scenario:
+    """The named scenario, the first one when no name is given, or a blank stand-in."""
+    if name:
+        if name not in workspace.scenarios_by_name:
+            abort(422, description=f"scenario: no scenario named {name!r}")
+        return workspace.scenarios_by_name[name]
+    return workspace.scenarios[0] if workspace.scenarios else Scenario(name="(no scenario)")

@@ -14,8 +14,8 @@ from webapp import store
 from webapp.pipeline import WhereUsed, where_used
 
 from .access import requires
+from .forms import load_workspace
 from .responses import page_or_fragment
-from .workspace import load_workspace
 
 bp = Blueprint("uses", __name__)
 

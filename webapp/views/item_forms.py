@@ -1,12 +1,12 @@
-"""What the tools, variables and scenarios pages share: JSON fields, checks and usage.
+"""The tools, variables and scenarios pages' forms, as plain data: JSON fields, checks and
+the drafts they make.
 
 - `json_field` reads a JSON textarea; a syntax error names its line and column and the
   value is never saved.
 - `check_item` applies the store's rules (`store.item_problems`: the bundle loader's
   rules, NUL, column lengths) to one tool, binding or scenario, so the pages can say
   what is wrong while the author types; the store applies the same rules when saving.
-- `write_form` calls the store and turns its errors into field errors.
-- `scenario_for` picks the scenario a page previews with.
+- `replace_in` puts a draft item in a workspace, to preview it.
 
 Which skills use a name, and what a binding gives, are the pipeline's analyses
 (`tool_uses`, `variable_uses`, `call_binding`); renaming a tool or binding with what
@@ -21,10 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from flask import abort
-
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import (
     BundleError,
     Scenario,
@@ -142,48 +139,6 @@ def check_item(section: str, item: dict[str, Any], errors: Errors) -> None:
 def store_errors(exc: store.ValidationError) -> Errors:
     """A store `ValidationError` (also `AlreadyExists`) as field errors."""
     return {field: FieldError(message) for field, message in exc.errors.items()}
-
-
-def original_name(data: Mapping[str, Any], agent: str, get: Callable[..., Any]) -> str | None:
-    """The saved name a submitted draft edits (None for a new item); `get` (the store's
-    `get_tool`, ...) makes a name that is gone a 404."""
-    original = text_field(data, "original") or None
-    if original is not None:
-        get(get_session(), agent, original)
-    return original
-
-
-def write_form(form: Any, write: Callable[..., Any], agent: str, *args: Any,
-               **fields: Any) -> Any:
-    """Call the store's `write(session, agent, *args, **fields)` unless `form` has errors
-    already, and return what it returns; a `store.ValidationError` becomes field errors,
-    and a rename that met a skill saved meanwhile an error on `name`. None (and
-    `form.errors` set) when nothing was written."""
-    if form.errors:
-        return None
-    try:
-        return write(get_session(), agent, *args, **fields)
-    except store.ValidationError as exc:
-        form.errors.update(store_errors(exc))
-    except store.Conflict as exc:
-        form.errors["name"] = FieldError(
-            f"not renamed: skill {exc.d_tag} was saved meanwhile, and nothing was changed; "
-            "save again")
-    return None
-
-
-def load_workspace(agent: str) -> Workspace:
-    """The agent's saved workspace (a missing agent is a 404 via `store.NotFound`)."""
-    return store.load_workspace(get_session(), agent)
-
-
-def scenario_for(workspace: Workspace, name: str | None) -> Scenario:
-    """The named scenario, the first one when no name is given, or a blank stand-in."""
-    if name:
-        if name not in workspace.scenarios_by_name:
-            abort(422, description=f"scenario: no scenario named {name!r}")
-        return workspace.scenarios_by_name[name]
-    return workspace.scenarios[0] if workspace.scenarios else Scenario(name="(no scenario)")
 
 
 def rename_message(renamed: store.RenamedItem) -> str:

@@ -32,7 +32,7 @@ from webapp.pipeline import (
 )
 from webapp.render import highlight_markdown_lines, markdown_to_html
 
-from .workspace import (
+from .item_forms import (
     Errors,
     FieldError,
     ItemForm,
