@@ -30,6 +30,7 @@ import webapp
 from tests.support.runs import CHARS, char_runs, runs, shape_runs
 from webapp import tokens
 from webapp.render import blocks
+from webapp.store import labels as store_labels
 from webapp.store import rules as store_rules
 from webapp.web import access
 
@@ -90,6 +91,8 @@ REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
     re.compile(r"(\d+) errors?, (\d+) warnings?, (\d+) infos?\Z"): (
         ANCHORED, "one attempt at the start: each digit run is given back once"),
     store_rules._INVISIBLE: (SCAN, "one character"),
+    store_labels._LABEL: (ANCHORED, "one attempt: a character, then a run of at most 63 "
+                                    "characters, given back once"),
     store_rules._SUB_ROUTE: (
         SCAN, "starts at a slash and reads at most the longest sub-route, then the end: each "
               "attempt is bounded by a constant"),

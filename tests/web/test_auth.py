@@ -319,7 +319,8 @@ def test_a_signed_in_user_s_changes_record_who_made_them(app, client, accounts, 
         assert store.list_revisions(session, "Simon", "chat")[0].author == "author"
         assert store.latest_snapshot(session, "Simon").published_by == "reviewer"
         kinds = [(row.actor, row.kind) for row in store.list_activity(session, agent="Simon")]
-    assert kinds[:2] == [("reviewer", "publish"), ("author", "skill.save")]
+    assert kinds[:3] == [("reviewer", "label.move"), ("reviewer", "publish"),
+                         ("author", "skill.save")]
     activity = page_of(client, "/agents/Simon/activity")
     assert ">author<" in activity and ">reviewer<" in activity
     history = page_of(client, f"{EDITOR}/history")
