@@ -40,8 +40,10 @@ def test_a_d_tag_ending_in_a_sub_route_is_refused_and_its_neighbour_saves_alone(
     assert stored(app, "chat/enabled-skill").content == "Mine.\nMore.\n"
     after = stored(app, "chat")
     assert (after.version, after.enabled) == (chat.version, chat.enabled), "chat untouched"
-    # The refused form's 422 is the one error the console saw.
-    assert [e for e in errors if "422" not in e] == []
+    # The refused form's 422 is the one error the console saw, besides htmx's report of a
+    # preview the save superseded (`hx-sync` aborts it), when typing and saving overlap.
+    superseded = {"htmx:sendAbort", "htmx:afterRequest"}
+    assert [e for e in errors if "422" not in e and e not in superseded] == []
 
 
 def test_a_save_after_another_session_renamed_the_skill_keeps_the_text(app, context,
