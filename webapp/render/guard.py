@@ -16,7 +16,8 @@ shows a block over the budget as escaped plain text (see `html.plain_html`).
   underline or a list item (`#`, `>`, `=`, `-`, `*`, `+`, `1.`);
 - for the block: `TAG` times its length times its tag openings (`<` before a letter,
   `/`, `!` or `?`), `FENCE` for each fence line (three backticks or tildes), and
-  `MARKUP_CHAR` for each `<`, `&`, `_`, `*` and backtick.
+  `MARKUP_CHAR` for each `<`, `&`, `_`, `*` and backtick, and `BLANK_PAIR` for each pair
+  of newlines (a run of blank lines costs Python-Markdown about 2 us a line).
 
 A block is rendered when its estimate is at most `BLOCK_BUDGET` and the estimates of the
 blocks before it in the same text, with its own, stay within `TEXT_BUDGET`. Ordinary
@@ -43,6 +44,8 @@ TAG = 0.04
 FENCE = 250
 #: Microseconds per character that inline markup tries (`<` x 1M: 2.4 s, `_a` x 500K: 1.7 s).
 MARKUP_CHAR = 3
+#: Microseconds per pair of newlines (`\n` x 100,000 after a line: 0.24 s).
+BLANK_PAIR = 2
 #: The most a block may cost, and the most all the blocks of one text may cost (us).
 BLOCK_BUDGET = 200_000
 TEXT_BUDGET = 400_000
@@ -66,7 +69,7 @@ def markdown_cost(text: str, limit: float = BLOCK_BUDGET) -> float:
     cost = len(text) * len(_TAG_OPENING.findall(text)) * TAG if "<" in text else 0.0
     if "`" in text or "~" in text:
         cost += len(_FENCE_LINE.findall(text)) * FENCE
-    cost += sum(map(text.count, "<&_*`")) * MARKUP_CHAR
+    cost += sum(map(text.count, "<&_*`")) * MARKUP_CHAR + text.count("\n\n") * BLANK_PAIR
     for paragraph in text.split("\n\n"):
         if cost > limit:
             return cost
