@@ -1,7 +1,8 @@
 """The runtime API under load: `python -m benchmarks.api` (not part of `make bench`).
 
-Serves the app with gunicorn (2 workers of 4 threads, as the README deploys it) on a
-free port of 127.0.0.1, on `DATABASE_URL` (PostgreSQL under `.ci/postgres.sh`; else a
+Serves the app with gunicorn on a free port of 127.0.0.1, in each of its two deployments
+(`SERVERS`: 2 sync workers, as docs/api.md deploys the API, and 2 workers of 4 threads,
+as the README deploys the editor), on `DATABASE_URL` (PostgreSQL under `.ci/postgres.sh`; else a
 SQLite file in a temporary folder) holding the demo agent Simon published with a key, and
 points `wrk -t2 -c16 -d10s --latency` at:
 a revalidation of `production` that answers 304 (`If-None-Match` with its ETag), and a
@@ -29,6 +30,10 @@ from .web import _free_port, _lua_string
 
 SIMON = Path(__file__).resolve().parents[1] / "webapp" / "demo" / "simon.json"
 SECONDS = 10
+#: gunicorn's arguments for the API's own server (docs/api.md, "Serving the API") and the
+#: editor's (README): the first is what the targets are for.
+SERVERS = {"api: 2 sync workers": ["-w", "2"],
+           "editor: 2 workers of 4 threads": ["-w", "2", "--threads", "4"]}
 #: A turn as a runtime posts it: a message, history and each mock tool's real result.
 TURN = {"message": "What did people say about me today?", "provider": "anthropic",
         "history": [{"role": "user", "content": "hello"},
@@ -87,43 +92,46 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         url = os.environ.get("DATABASE_URL") or f"sqlite:///{Path(folder) / 'api.sqlite'}"
         token = prepare(url)
-        port = _free_port()
-        gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
-        server = subprocess.Popen(
-            # As the README deploys it: 2 workers of 4 threads (keep-alive connections).
-            [gunicorn, "-w", "2", "--threads", "4", "-b", f"127.0.0.1:{port}",
-             "--log-level", "warning", "webapp.app:create_app()"],
-            env={**os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench"},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            auth = {"Authorization": f"Bearer {token}"}
-            production = "/api/v1/agents/Simon/snapshots/production"
-            etag = ""
-            for _ in range(100):
-                try:
-                    request = urllib.request.Request(base + production, headers=auth)
-                    etag = urllib.request.urlopen(request, timeout=2).headers["ETag"]
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            turn = ("/api/v1/agents/Simon/assemble",
-                    {**auth, "Content-Type": "application/json"}, json.dumps(TURN))
-            # Warm up: each worker loads the token encoding on its first turn (a second).
-            wrk(base, *turn, seconds=3)
-            rows = {
-                "304 revalidation of production": wrk(
-                    base, production, {**auth, "If-None-Match": etag}),
-                "assemble, demo size, posted tool results": wrk(base, *turn),
-            }
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-    print(f"database: {url.split(':', 1)[0]}; wrk -t2 -c16 -d{SECONDS}s, gunicorn -w 2 "
-          "--threads 4")
-    for name, row in rows.items():
-        print(f"{name}: {row['req/s']} req/s, p50 {row['p50']}, p99 {row['p99']}, "
-              f"{row['errors']} errors")
+        print(f"database: {url.split(':', 1)[0]}; wrk -t2 -c16 -d{SECONDS}s")
+        for name, arguments in SERVERS.items():
+            for row, figures in measure(url, token, arguments).items():
+                print(f"{name}: {row}: {figures['req/s']} req/s, p50 {figures['p50']}, "
+                      f"p99 {figures['p99']}, {figures['errors']} errors")
+
+
+def measure(url: str, token: str, arguments: list[str]) -> dict[str, dict[str, str]]:
+    """wrk's figures for a 304 revalidation and a turn, on gunicorn with `arguments`."""
+    port = _free_port()
+    gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
+    server = subprocess.Popen(
+        [gunicorn, *arguments, "-b", f"127.0.0.1:{port}", "--log-level", "warning",
+         "webapp.app:create_app()"],
+        env={**os.environ, "DATABASE_URL": url, "SECRET_KEY": "bench"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {token}"}
+        production = "/api/v1/agents/Simon/snapshots/production"
+        etag = ""
+        for _ in range(100):
+            try:
+                request = urllib.request.Request(base + production, headers=auth)
+                etag = urllib.request.urlopen(request, timeout=2).headers["ETag"]
+                break
+            except OSError:
+                time.sleep(0.1)
+        turn = ("/api/v1/agents/Simon/assemble",
+                {**auth, "Content-Type": "application/json"}, json.dumps(TURN))
+        # Warm up: each worker loads the token encoding on its first turn (a second).
+        wrk(base, *turn, seconds=3)
+        return {
+            "304 revalidation of production": wrk(
+                base, production, {**auth, "If-None-Match": etag}),
+            "assemble, demo size, posted tool results": wrk(base, *turn),
+        }
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ def test_create_prints_the_token_once_alone_on_its_last_line(run, database_url):
     token = made.stdout.splitlines()[-1]
     assert made.stdout == token + "\n" and token.startswith("se_")
     with db.session_scope(database_url) as session:
-        key = api_keys.authenticate_key(session, token, "127.0.0.1")
-        assert api_keys.scopes_of(key) == ("read", "assemble")
+        key = api_keys.authenticate(session, token, "127.0.0.1", "demo")
+        assert key.scopes == ("read", "assemble")
         assert key.agent_id == store.get_agent(session, "demo").id
     listed = run("api-key", "list")
     assert "runtime" in listed.stdout and "demo" in listed.stdout and token not in listed.stdout
@@ -40,7 +40,7 @@ def test_revoke_refuses_the_key_at_once(run, database_url):
     token = run("api-key", "create", "--scope", "read").stdout.splitlines()[-1]
     assert run("api-key", "revoke", "1").exit_code == 0
     with db.session_scope(database_url) as session, pytest.raises(api_keys.BadKey):
-        api_keys.authenticate_key(session, token, "127.0.0.1")
+        api_keys.authenticate(session, token, "127.0.0.1")
     assert run("api-key", "revoke", "9").exit_code == 1
 
 

@@ -36,21 +36,23 @@ def test_a_token_is_random_shown_once_and_kept_as_its_hash(session):
 
 def test_authenticate_finds_the_key_and_notes_its_use(session):
     made = api_keys.create_key(session, "", ["read"])
-    key = api_keys.authenticate_key(session, made.token, "10.0.0.1")
-    assert key.id == made.key.id and key.last_used_at is not None
+    grant = api_keys.authenticate(session, made.token, "10.0.0.1")
+    assert grant == api_keys.Grant(made.key.id, ("read",))
+    session.refresh(made.key)
+    assert made.key.last_used_at is not None
 
 
 @pytest.mark.parametrize("token", [None, "", "se_wrong", "é" * 10, "x" * 1000])
 def test_no_key_or_a_wrong_one_is_refused(session, token):
     with pytest.raises(api_keys.BadKey):
-        api_keys.authenticate_key(session, token, "10.0.0.1")
+        api_keys.authenticate(session, token, "10.0.0.1")
 
 
 def test_a_revoked_key_is_refused_at_once(session):
     made = api_keys.create_key(session, "", ["read"])
     api_keys.revoke_key(session, made.key.id)
     with pytest.raises(api_keys.BadKey):
-        api_keys.authenticate_key(session, made.token, "10.0.0.1")
+        api_keys.authenticate(session, made.token, "10.0.0.1")
     listed = {key.id: key for key, _ in api_keys.list_keys(session)}
     assert listed[made.key.id].revoked_at is not None
 
@@ -60,17 +62,17 @@ def test_failures_are_throttled_like_sign_ins_per_address(session):
     now = utcnow()
     for _ in range(store.throttling.FREE_FAILURES):
         with pytest.raises(api_keys.BadKey):
-            api_keys.authenticate_key(session, "se_guess", "10.0.0.9", now)
+            api_keys.authenticate(session, "se_guess", "10.0.0.9", now=now)
     with pytest.raises(store.Throttled):
-        api_keys.authenticate_key(session, "se_guess", "10.0.0.9", now)
+        api_keys.authenticate(session, "se_guess", "10.0.0.9", now=now)
     # A live key is not held up (guessing one is hopeless), nor another address.
-    assert api_keys.authenticate_key(session, made.token, "10.0.0.9", now).id == made.key.id
+    assert api_keys.authenticate(session, made.token, "10.0.0.9", now=now).key_id == made.key.id
     with pytest.raises(api_keys.BadKey):
-        api_keys.authenticate_key(session, "se_guess", "10.0.0.1", now)
+        api_keys.authenticate(session, "se_guess", "10.0.0.1", now=now)
     # The wait ends.
     later = now + store.throttling.LONGEST_WAIT + timedelta(seconds=1)
     with pytest.raises(api_keys.BadKey):
-        api_keys.authenticate_key(session, "se_guess", "10.0.0.9", later)
+        api_keys.authenticate(session, "se_guess", "10.0.0.9", now=later)
 
 
 def test_a_key_for_one_agent_allows_only_it(session, published):
@@ -78,8 +80,23 @@ def test_a_key_for_one_agent_allows_only_it(session, published):
     made = api_keys.create_key(session, "", ["read"], published)
     everyone = api_keys.create_key(session, "", ["read"])
     demo, other = store.get_agent(session, "demo"), store.get_agent(session, "other")
-    assert api_keys.allows(made.key, demo) and not api_keys.allows(made.key, other)
-    assert api_keys.allows(everyone.key, other)
+    assert api_keys.authenticate(session, made.token, "10.0.0.1", "demo").agent_id == demo.id
+    assert api_keys.authenticate(session, everyone.token, "10.0.0.1", "other").agent_id == other.id
+    # Another agent's, one in the trash and one that does not exist: the same NotFound.
+    store.delete_agent(session, "other")
+    for agent in ("other", "nobody"):
+        with pytest.raises(store.NotFound):
+            api_keys.authenticate(session, made.token, "10.0.0.1", agent)
+    with pytest.raises(store.NotFound):
+        api_keys.authenticate(session, everyone.token, "10.0.0.1", "other")
+
+
+def test_the_key_is_read_with_the_label_it_asks_for(session, published):
+    made = api_keys.create_key(session, "", ["read"], published)
+    grant = api_keys.authenticate(session, made.token, "10.0.0.1", "demo", label="production")
+    assert grant.labelled == store.resolve(session, "demo", "production")
+    missing = api_keys.authenticate(session, made.token, "10.0.0.1", "demo", label="staging")
+    assert missing.labelled is None
 
 
 @pytest.mark.parametrize(("scopes", "name", "field"), [

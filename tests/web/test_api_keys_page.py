@@ -31,8 +31,8 @@ def test_a_key_is_created_and_its_token_shown_once(app, client, csrf, simon):
     assert created.status_code == 201
     token = token_in(created)
     with app.app_context():
-        key = store.api_keys.authenticate_key(db.get_session(), token, "127.0.0.1")
-        assert store.api_keys.scopes_of(key) == ("read", "assemble")
+        key = store.api_keys.authenticate(db.get_session(), token, "127.0.0.1")
+        assert key.scopes == ("read", "assemble")
     listed = client.get(PAGE).text
     assert "runtime" in listed and token not in listed and "read, assemble" in listed
     with client.session_transaction() as session:
@@ -57,7 +57,7 @@ def test_revoke(app, client, csrf):
     assert response.status_code == 303
     assert "revoked" in client.get(PAGE).text
     with app.app_context(), pytest.raises(store.api_keys.BadKey):
-        store.api_keys.authenticate_key(db.get_session(), made.token, "127.0.0.1")
+        store.api_keys.authenticate(db.get_session(), made.token, "127.0.0.1")
     assert client.post(f"{PAGE}/99/revoke", data={"csrf_token": csrf}).status_code == 404
 
 

@@ -93,6 +93,7 @@ from .publish import (
     published_workspace,
     republish,
     resolve,
+    snapshot_bundle,
     snapshot_workspace,
 )
 from .renames import RenamedItem, rename_tool, rename_variable
@@ -143,6 +144,7 @@ __all__ = [
     "latest_snapshot",
     "move_label",
     "resolve",
+    "snapshot_bundle",
     "list_snapshots",
     "publish",
     "published_source",

@@ -21,15 +21,18 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from webapp import api_models, models
 from webapp.models import utcnow
+from webapp.pipeline import excerpt
 
+from . import rules
 from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, StoreError, ValidationError
+from .publish import SnapshotRef
 from .throttling import Throttled, record_failure, throttled_until
 from .transactions import change, rows
 
@@ -43,6 +46,22 @@ THROTTLE_NAME = "(api key)"
 #: `last_used_at` is written at most this often per key, so a busy runtime's reads do not
 #: each cost a write.
 LAST_USED_STEP = timedelta(minutes=1)
+
+
+_Key, _Agent, _Label, _Snapshot = (api_models.ApiKey, models.Agent, api_models.Label,
+                                   models.PublishedSnapshot)
+#: `authenticate`'s one read: the key by its hash, the agent by name (not in the trash),
+#: and the label's snapshot, outer-joined so a missing agent or label is a NULL, not a
+#: second query. Built once: SQLAlchemy caches its compiled form.
+_GRANT = (
+    select(_Key.id, _Key.agent_id.label("key_agent"), _Key.scopes, _Key.revoked_at,
+           _Key.last_used_at, _Agent.id.label("agent_id"), _Snapshot.id.label("snapshot_id"),
+           _Snapshot.number, _Snapshot.digest)
+    .select_from(_Key)
+    .outerjoin(_Agent, and_(_Agent.name == bindparam("agent"), _Agent.deleted_at.is_(None)))
+    .outerjoin(_Label, and_(_Label.agent_id == _Agent.id, _Label.name == bindparam("label")))
+    .outerjoin(_Snapshot, _Snapshot.id == _Label.snapshot_id)
+    .where(_Key.token_hash == bindparam("hash")))
 
 
 class BadKey(StoreError):
@@ -64,7 +83,11 @@ def hash_token(token: str) -> str:
 
 def scopes_of(key: api_models.ApiKey) -> tuple[str, ...]:
     """A key's scopes, in the order of `SCOPES`."""
-    held = set(key.scopes.split())
+    return _scopes(key.scopes)
+
+
+def _scopes(text: str) -> tuple[str, ...]:
+    held = set(text.split())
     return tuple(scope for scope in SCOPES if scope in held)
 
 
@@ -118,32 +141,51 @@ def revoke_key(session: Session, key_id: int) -> api_models.ApiKey:
     return key
 
 
-def authenticate_key(session: Session, token: str | None, address: str,
-                     now: datetime | None = None) -> api_models.ApiKey:
-    """The live key `token` is, its use noted. Otherwise raises `Throttled` when this
-    address failed too often lately, else `BadKey` (recorded as a failure)."""
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """A live key, read with what one request needs (`authenticate`): its scopes, the
+    agent it asked for (None when none was asked) and, when a label was asked, the
+    snapshot the label points at (None: no such label)."""
+
+    key_id: int
+    scopes: tuple[str, ...]
+    agent_id: int | None = None
+    labelled: SnapshotRef | None = None
+
+
+def authenticate(session: Session, token: str | None, address: str, agent: str | None = None,
+                 *, label: str | None = None, now: datetime | None = None) -> Grant:
+    """The live key `token` is, with `agent` (by name) and `label`'s snapshot, in one
+    indexed read (a runtime revalidates many times a second); its use is noted.
+
+    Raises `Throttled` when this address failed too often lately, else `BadKey` (recorded
+    as a failure) for no live key; `NotFound` for an agent the key may not see, the same
+    as for an agent that does not exist or is in the trash.
+    """
     now = now or utcnow()
-    key = None
+    found = None
     if token and token.isascii() and len(token) <= 200:
-        key = session.scalar(rows(api_models.ApiKey).where(
-            api_models.ApiKey.token_hash == hash_token(token)))
-    if key is None or key.revoked_at is not None:
+        found = session.connection().execute(_GRANT, {
+            "hash": hash_token(token), "agent": agent if rules.can_be_stored(agent or "") else None,
+            "label": label}).first()
+    if found is None or found.revoked_at is not None:
         address = (address or "unknown")[:models.ADDRESS_LENGTH]
         retry_at = throttled_until(session, THROTTLE_NAME, address, now)
         if retry_at is not None:
             raise Throttled(retry_at, now)
         record_failure(session, THROTTLE_NAME, address, now)
         raise BadKey("no API key, or not a valid one (revoked, or never made)")
-    if key.last_used_at is None or now - key.last_used_at >= LAST_USED_STEP:
-        _note_use(session, key, now)
-    return key
-
-
-def allows(key: api_models.ApiKey, agent: models.Agent) -> bool:
-    """Whether `key` may see `agent` at all (a key of another agent may not)."""
-    return key.agent_id is None or key.agent_id == agent.id
+    if agent is not None and (found.agent_id is None
+                              or found.key_agent not in (None, found.agent_id)):
+        raise NotFound(f"no agent {excerpt(agent)}")
+    if found.last_used_at is None or now - found.last_used_at >= LAST_USED_STEP:
+        _note_use(session, found.id, now)
+    labelled = (SnapshotRef(found.snapshot_id, found.number, found.digest)
+                if found.snapshot_id is not None else None)
+    return Grant(found.id, _scopes(found.scopes), found.agent_id, labelled)
 
 
 @change
-def _note_use(session: Session, key: api_models.ApiKey, now: datetime) -> None:
-    key.last_used_at = now
+def _note_use(session: Session, key_id: int, now: datetime) -> None:
+    session.execute(update(api_models.ApiKey).where(api_models.ApiKey.id == key_id)
+                    .values(last_used_at=now))

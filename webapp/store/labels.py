@@ -58,15 +58,6 @@ def labels_by_snapshot(session: Session, agent: AgentRef) -> dict[int, list[str]
     return found
 
 
-def labelled(session: Session, agent: models.Agent, name: str
-             ) -> models.PublishedSnapshot | None:
-    """The snapshot label `name` of `agent` points at, or None."""
-    return session.scalar(
-        select(models.PublishedSnapshot).join(
-            api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
-        .where(api_models.Label.agent_id == agent.id, api_models.Label.name == name))
-
-
 def point_at(session: Session, agent: models.Agent, name: str,
              snapshot: models.PublishedSnapshot) -> api_models.Label:
     """Point label `name` at `snapshot`, inside a change (`store.publish`'s publish and

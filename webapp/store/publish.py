@@ -27,7 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from webapp import models
+from webapp import api_models, models
 from webapp.models import utcnow
 from webapp.pipeline import (
     Workspace,
@@ -45,7 +45,7 @@ from .activity import record
 from .actor import LOCAL, current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, PublishConflict, ValidationError
-from .labels import PRODUCTION, labelled, point_at
+from .labels import PRODUCTION, label_problem, point_at
 from .skills import list_skills
 from .transactions import change, rows
 from .workspaces import workspace_with
@@ -176,17 +176,45 @@ def move_label(session: Session, agent: AgentRef, label: str, number: int
     return snapshot
 
 
-def resolve(session: Session, agent: AgentRef, ref: str) -> models.PublishedSnapshot:
-    """The snapshot `ref` names: a number, `latest`, or a label; raises `NotFound`."""
-    row = get_agent(session, agent)
+@dataclass(frozen=True, slots=True)
+class SnapshotRef:
+    """A snapshot named without its bundle: what a revalidation needs (`resolve_ref`)."""
+
+    id: int
+    number: int
+    digest: str
+
+
+def resolve(session: Session, agent: AgentRef, ref: str) -> SnapshotRef:
+    """The snapshot `ref` names (a number, `latest`, or a label), read without its bundle
+    (`snapshot_bundle` reads it when needed: a revalidation never does); raises `NotFound`.
+
+    An agent's id is taken as it is (the runtime API has just read it with its key)."""
+    agent_id = agent if isinstance(agent, int) else get_agent(session, agent).id
+    columns = select(models.PublishedSnapshot.id, models.PublishedSnapshot.number,
+                     models.PublishedSnapshot.digest).where(
+        models.PublishedSnapshot.agent_id == agent_id)
     if ref.isdigit() and len(ref) <= 9:
-        return get_snapshot(session, row, int(ref))
-    if ref == "latest":
-        return get_snapshot(session, row)
-    snapshot = labelled(session, row, ref)
-    if snapshot is None:
-        raise NotFound(f"no snapshot labelled {excerpt(ref)} of agent {row.name!r}")
-    return snapshot
+        found = session.execute(columns.where(
+            models.PublishedSnapshot.number == int(ref))).first()
+    elif ref == "latest":
+        found = session.execute(columns.order_by(
+            models.PublishedSnapshot.number.desc()).limit(1)).first()
+    else:
+        found = session.execute(columns.join(
+            api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
+            .where(api_models.Label.name == ref)).first()
+    if found is None:
+        what = (f"#{ref}" if ref.isdigit() else "published" if ref == "latest"
+                else f"labelled {excerpt(ref)}" if label_problem(ref) is None else excerpt(ref))
+        raise NotFound(f"no snapshot {what} of this agent")
+    return SnapshotRef(*found)
+
+
+def snapshot_bundle(session: Session, snapshot: SnapshotRef) -> str:
+    """The canonical bundle text of `snapshot`."""
+    return session.scalar(select(models.PublishedSnapshot.bundle).where(
+        models.PublishedSnapshot.id == snapshot.id)) or ""
 
 
 def _current(session: Session, agent: models.Agent) -> tuple[str, dict[str, int]]:

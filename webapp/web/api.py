@@ -56,32 +56,37 @@ def refused(exc: ApiError) -> Response:
     return problem(exc.code or 400, exc.description or "", exc.extra)
 
 
-def api_key(agent: str, scope: str) -> tuple[models.Agent, tuple[str, ...]]:
-    """The agent the request's key may use with `scope`, and the key's scopes: 401
-    without a valid key, 429 when this address failed too often, 404 for an agent the key
-    may not see (as for one that does not exist), 403 for a scope the key lacks."""
+def api_key(agent: str, scope: str, label: str | None = None) -> store.api_keys.Grant:
+    """What the request's key may do with `agent` (and where `label` points), in one read:
+    401 without a valid key, 429 when this address failed too often, 404 for an agent the
+    key may not see (as for one that does not exist), 403 for a scope the key lacks."""
     kind, _, token = request.headers.get("Authorization", "").partition(" ")
-    session = get_session()
     try:
-        key = store.api_keys.authenticate_key(
-            session, token.strip() if kind.lower() == "bearer" else None,
-            request.remote_addr or "unknown")
+        grant = store.api_keys.authenticate(
+            get_session(), token.strip() if kind.lower() == "bearer" else None,
+            request.remote_addr or "unknown", agent, label=label)
     except store.Throttled as exc:
         raise ApiError(429, str(exc), {"Retry-After": str(exc.retry_after)}) from None
     except store.api_keys.BadKey as exc:
         raise ApiError(401, f"{exc}: send Authorization: Bearer TOKEN",
                        {"WWW-Authenticate": 'Bearer realm="skill-editor"'}) from None
-    missing = ApiError(404, f"There is no agent {excerpt(agent)}.")
-    try:
-        row = store.get_agent(session, agent)
     except store.NotFound:
-        raise missing from None
-    if not store.api_keys.allows(key, row):
-        raise missing
-    scopes = store.api_keys.scopes_of(key)
-    if scope not in scopes:
+        raise ApiError(404, f"There is no agent {excerpt(agent)}.") from None
+    if scope not in grant.scopes:
         raise ApiError(403, f"this key lacks the {scope!r} scope")
-    return row, scopes
+    return grant
+
+
+def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
+    """The snapshot `ref` names (the label's, already read with the key, when it is one)."""
+    if grant.labelled is not None:
+        return grant.labelled
+    return store.resolve(get_session(), grant.agent_id or 0, ref)
+
+
+def label_of(ref: str) -> str | None:
+    """`ref` when it can only be a label (not a number, not `latest`)."""
+    return None if ref.isdigit() or ref == "latest" else ref
 
 
 def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict[str, Any]:
@@ -97,8 +102,9 @@ def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict
 @requires(API_KEY)
 def snapshots(agent: str) -> Response:
     """The agent's snapshots, newest first, with their labels (the `read` scope)."""
-    row, _ = api_key(agent, "read")
+    grant = api_key(agent, "read")
     session = get_session()
+    row = store.get_agent(session, grant.agent_id or 0)
     labels = store.labels.labels_by_snapshot(session, row)
     body = SnapshotList(agent=row.name, snapshots=[
         snapshot_info(s, labels.get(s.id, [])) for s in store.list_snapshots(session, row)])
@@ -113,13 +119,13 @@ def snapshots(agent: str) -> Response:
 def snapshot(agent: str, ref: str) -> Response:
     """The snapshot `ref` names (a number, a label or `latest`) as its canonical bundle,
     byte for byte; `ETag` is its digest, and `If-None-Match` answers 304."""
-    row, _ = api_key(agent, "read")
-    found = store.resolve(get_session(), row, ref)
+    found = resolved(api_key(agent, "read", label_of(ref)), ref)
     numbered = ref.isdigit()
     if request.if_none_match.contains(found.digest):
         response = Response(status=304)
     else:
-        response = Response(found.bundle.encode("utf-8"), mimetype="application/json")
+        bundle = store.snapshot_bundle(get_session(), found)
+        response = Response(bundle.encode("utf-8"), mimetype="application/json")
     response.set_etag(found.digest)
     response.headers["Cache-Control"] = IMMUTABLE if numbered else "no-cache"
     response.headers["Vary"] = "Authorization"
@@ -135,17 +141,19 @@ def snapshot(agent: str, ref: str) -> Response:
 def assemble(agent: str) -> Response:
     """One turn: the snapshot's context for the posted inputs (the `assemble` scope; the
     draft needs `draft` as well)."""
-    row, scopes = api_key(agent, "assemble")
     turn = read_turn()
+    ref = str(turn.snapshot)
+    grant = api_key(agent, "assemble", label_of(ref))
     session = get_session()
-    if str(turn.snapshot) == "draft":
-        if "draft" not in scopes:
+    if ref == "draft":
+        if "draft" not in grant.scopes:
             raise ApiError(403, "this key lacks the 'draft' scope")
-        workspace = store.load_workspace(session, row)
+        workspace = store.load_workspace(session, grant.agent_id or 0)
         number, digest = None, digest_of(canonical_text(workspace))
     else:
-        found = store.resolve(session, row, str(turn.snapshot))
-        workspace = snapshot_workspace(found.digest, found.bundle)
+        found = resolved(grant, ref)
+        workspace = snapshot_workspace(found.digest,
+                                       lambda: store.snapshot_bundle(session, found))
         number, digest = found.number, found.digest
     try:
         answer = assemble_turn(workspace, turn, preview_models(current_app.config))

@@ -10,6 +10,7 @@ no bundle parse.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from webapp.lru import LRU
@@ -40,11 +41,12 @@ class TurnProblem(ValueError):
         super().__init__(f"{field}: {message}")
 
 
-def snapshot_workspace(digest: str, bundle: str) -> Workspace:
-    """The workspace of the snapshot whose canonical text is `bundle` (sha256 `digest`)."""
+def snapshot_workspace(digest: str, bundle: Callable[[], str]) -> Workspace:
+    """The workspace of the snapshot whose canonical text (sha256 `digest`) `bundle()`
+    reads: only when it is not kept already."""
     workspace = _workspaces.get(digest)
     if workspace is None:
-        workspace = _workspaces.put(digest, load_bundle(parse_json(bundle)))
+        workspace = _workspaces.put(digest, load_bundle(parse_json(bundle())))
     return workspace
 
 
