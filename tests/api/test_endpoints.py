@@ -10,6 +10,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import event
 
 from webapp import db, store
 from webapp.cli import main
@@ -113,6 +114,28 @@ def test_a_label_is_revalidated_and_names_its_snapshot(client, published, token,
     stale = client.get(SNAPSHOT.format(agent="Simon", ref=ref),
                        headers={**headers, "If-None-Match": '"' + "0" * 64 + '"'})
     assert stale.status_code == 200
+
+
+@pytest.mark.parametrize(("ref", "statements"), [("production", 1), ("2", 2), ("latest", 2)])
+def test_a_revalidation_is_one_read_of_the_key_and_the_label(app, client, published, token,
+                                                              ref, statements):
+    """A runtime revalidates many times a second: a 304 reads the key, its agent and a
+    label's snapshot in one statement (a number or `latest` in one more), never the bundle."""
+    headers = token("read")
+    url = SNAPSHOT.format(agent="Simon", ref=ref)
+    etag = client.get(url, headers=headers).headers["ETag"]  # notes the key's use: a write
+    sent: list[str] = []
+    with app.app_context():
+        engine = db.get_database().engine
+    record = lambda *args: sent.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        again = client.get(url, headers={**headers, "If-None-Match": etag})
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    selects = [text for text in sent if text.lstrip().upper().startswith("SELECT")]
+    assert again.status_code == 304
+    assert len(selects) == statements and not any("bundle" in text for text in selects)
 
 
 def test_moving_production_back_is_what_the_api_serves(app, client, published, token):
