@@ -1,4 +1,5 @@
-"""The tables of the runtime API (`/api/v1`): its keys, and the labels it resolves.
+"""The tables of the runtime API (`/api/v1`): its keys, the labels it resolves, and the
+webhooks that tell a deployment of each publish (with their outbox and delivery log).
 
 Apart from `webapp.models` (whose `Base` they share, so one metadata holds every table
 and Alembic sees them) because they serve another door: an agent running elsewhere.
@@ -7,8 +8,9 @@ and Alembic sees them) because they serve another door: an agent running elsewhe
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.models import NAME_LENGTH, Base, utcnow
@@ -61,3 +63,63 @@ class Label(Base):
 
     def __repr__(self) -> str:
         return f"<Label {self.name!r} -> {self.snapshot_id}>"
+
+
+#: The longest webhook URL, and the longest part of a receiver's answer a try keeps.
+URL_LENGTH = 2000
+EXCERPT_LENGTH = 1000
+
+
+class Webhook(Base):
+    """A URL told of an agent's `events` (space-separated `store.webhooks.EVENTS`), each
+    message signed with `secret` (Standard Webhooks, `whsec_` and base64). The secret must
+    sign, so it is kept as it is: whoever reads the database can sign as this instance."""
+
+    __tablename__ = "webhooks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(String(URL_LENGTH))
+    events: Mapped[str] = mapped_column(String(100))
+    secret: Mapped[str] = mapped_column(String(100))
+    active: Mapped[bool] = mapped_column(default=True)
+    created_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class WebhookMessage(Base):
+    """One event for one webhook: the outbox row written in the transaction of the change it
+    tells of, then tried until delivered or given up (`store.webhooks.RETRIES`).
+
+    `status` is `pending`, `delivered` or `failed`; a pending message is due at `due_at`
+    (a worker that claims it pushes `due_at` past its try, so no other worker takes it)."""
+
+    __tablename__ = "webhook_messages"
+    __table_args__ = (Index("ix_webhook_messages_status_due_at", "status", "due_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    webhook_id: Mapped[int] = mapped_column(
+        ForeignKey("webhooks.id", ondelete="CASCADE"), index=True)
+    msg_id: Mapped[str] = mapped_column(String(40), unique=True)
+    event: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    tries: Mapped[int] = mapped_column(default=0)
+    due_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class WebhookTry(Base):
+    """One try of a message: when, the receiver's status code (None: no answer) and the
+    start of its answer or the error."""
+
+    __tablename__ = "webhook_tries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[int] = mapped_column(
+        ForeignKey("webhook_messages.id", ondelete="CASCADE"), index=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    status_code: Mapped[int | None]
+    ok: Mapped[bool] = mapped_column(default=False)
+    detail: Mapped[str] = mapped_column(Text, default="")
+    milliseconds: Mapped[int] = mapped_column(default=0)

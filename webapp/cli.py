@@ -157,7 +157,8 @@ def check(bundle, agent, database_url) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 def serve(host: str, port: int) -> None:
-    """Upgrade the database, seed the demo workspace if empty, and serve the editor.
+    """Upgrade the database, seed the demo workspace if empty, and serve the editor, with
+    a webhook worker beside it.
 
     With no account in the database only this machine's addresses are served: create the
     first one with `skill-editor user add NAME --role admin` before serving a team.
@@ -174,6 +175,7 @@ def serve(host: str, port: int) -> None:
 def _register_store_commands() -> None:
     from webapp.apikeycli import api_key_group
     from webapp.dbcli import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
+    from webapp.hookcli import webhook_group, worker_cmd
     from webapp.usercli import user_group
 
     main.add_command(db_group, "db")
@@ -183,6 +185,8 @@ def _register_store_commands() -> None:
     main.add_command(export_cmd, "export")
     main.add_command(publish_cmd, "publish")
     main.add_command(label_cmd, "label")
+    main.add_command(webhook_group, "webhook")
+    main.add_command(worker_cmd, "worker")
 
 
 _register_store_commands()

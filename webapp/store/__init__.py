@@ -14,10 +14,10 @@ the append-only record every change adds to), `errors`, `transactions`, `rules`,
 `convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
 variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
 with what uses it), `log`, `publish` (published snapshots, what changed since), `labels` (names
-pointing at snapshots), `api_keys` (the runtime API's keys).
+pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
 """
 
-from . import accounts, api_keys, labels, throttling
+from . import accounts, api_keys, labels, throttling, webhooks
 from .accounts import ROLES, NewUser, SignInFailed, has_role
 from .activity import (
     KIND_GROUPS,
@@ -154,6 +154,7 @@ __all__ = [
     "accounts",
     "api_keys",
     "labels",
+    "webhooks",
     "throttling",
     "ROLES",
     "NewUser",

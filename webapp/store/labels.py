@@ -4,7 +4,8 @@ Publishing moves a label (`PRODUCTION` unless the reviewer names another) to the
 snapshot in the same transaction; moving a label back to an older snapshot is the
 rollback, with no new number. Moving `PRODUCTION` needs a reviewer (`REVIEWER`): an
 account's role is checked here, so the web, the CLI's `--as` and any later path get
-the same rule. Each move is an activity row (`label.move`).
+the same rule. Each move is an activity row (`label.move`) and a `label.moved` event for
+the agent's webhooks, in the same transaction.
 
 A reference to a snapshot (`resolve`) is a number, `latest`, or a label's name; a label
 name is never all digits and never `latest` or `draft`, so a reference means one thing.
@@ -26,6 +27,7 @@ from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .errors import ValidationError
 from .transactions import rows
+from .webhooks import enqueue, moved_data
 
 PRODUCTION = "production"
 #: The role that may move `PRODUCTION` (any label may be moved by an author).
@@ -86,6 +88,7 @@ def _point(session: Session, agent: models.Agent, name: str,
     session.flush()
     was = f" (was #{before.number})" if before is not None else ""
     record(session, agent, "label.move", name, f"to #{snapshot.number}{was}")
+    enqueue(session, agent, "label.moved", moved_data(agent, name, snapshot, before))
     return label
 
 

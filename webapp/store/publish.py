@@ -12,7 +12,8 @@ Two reviewers publishing at once: each names the latest number they reviewed
 exactly one win, the other gets `PublishConflict`.
 
 Publishing moves a label (`labels.PRODUCTION` unless another is named) to the new
-snapshot in the same transaction; `move_label` moves one to any snapshot (the rollback
+snapshot in the same transaction, and writes the webhooks' `snapshot.published` event
+in it too (`webhooks.enqueue`); `move_label` moves one to any snapshot (the rollback
 without a new number), and `resolve` reads a reference: a number, `latest` or a label.
 """
 
@@ -48,6 +49,7 @@ from .errors import NotFound, PublishConflict, ValidationError
 from .labels import PRODUCTION, label_problem, point_at
 from .skills import list_skills
 from .transactions import change, rows
+from .webhooks import enqueue, published_data
 from .workspaces import workspace_with
 
 #: The bundle sections whose items `changes_since` compares by name.
@@ -141,9 +143,11 @@ def publish(session: Session, agent: AgentRef, note: str, expected_latest: int,
     """
     row = get_agent(session, agent)
     text, versions = _current(session, row)
+    previous = latest_snapshot(session, row)
     snapshot = _append(session, row, text, versions, note, expected_latest, republished=None)
     if label is not None:
         point_at(session, row, label, snapshot)
+    enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
     return snapshot
 
 
@@ -158,10 +162,12 @@ def republish(session: Session, agent: AgentRef, number: int, note: str, expecte
     """
     row = get_agent(session, agent)
     old = get_snapshot(session, row, number)
+    previous = latest_snapshot(session, row)
     snapshot = _append(session, row, old.bundle, dict(old.skill_versions), note,
                        expected_latest, republished=old.number)
     if label is not None:
         point_at(session, row, label, snapshot)
+    enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
     return snapshot
 
 
@@ -178,7 +184,7 @@ def move_label(session: Session, agent: AgentRef, label: str, number: int
 
 @dataclass(frozen=True, slots=True)
 class SnapshotRef:
-    """A snapshot named without its bundle: what a revalidation needs (`resolve_ref`)."""
+    """A snapshot named without its bundle: what a revalidation needs (`resolve`)."""
 
     id: int
     number: int

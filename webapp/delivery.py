@@ -1,0 +1,156 @@
+"""The webhook worker: it takes due messages from the outbox (`store.webhooks.claim`),
+signs each as Standard Webhooks (the `standardwebhooks` library), posts it, and writes
+the try (`store.webhooks.record_try`).
+
+`skill-editor worker` runs it alone (any number of them on PostgreSQL: `claim` skips the
+rows another worker holds); `skill-editor serve` runs one in a thread beside the editor.
+A try resolves the URL's host once, refuses it when any of its addresses is not public
+(unless the instance allows it), and connects to the address it checked, so a name that
+resolves otherwise a moment later (DNS rebinding) gains nothing. Redirects are not
+followed (a 3xx is a failed try). A try has `TIMEOUT_SECONDS` in all: a timer closes the
+connection when they have passed, however slowly the receiver answers.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from sqlalchemy.orm import Session
+from standardwebhooks.webhooks import Webhook
+
+from webapp import api_models, db, store
+from webapp.models import utcnow
+from webapp.store.webhooks import TIMEOUT_SECONDS, Delivery, address_problem
+
+#: Seconds a worker waits between looks at the outbox when nothing was due.
+IDLE_SECONDS = 1.0
+USER_AGENT = "skill-editor-webhooks"
+
+
+class Refused(Exception):
+    """The URL's host may not be reached (a non-public address) or cannot be resolved."""
+
+
+def deliver_due(sessions: Callable[[], Session], now: datetime | None = None,
+                limit: int = 10) -> int:
+    """Claim up to `limit` due messages, try each, write each try; returns how many were
+    tried. `sessions` makes a session (a sessionmaker)."""
+    with sessions() as session:
+        taken = store.webhooks.claim(session, now, limit)
+    for delivery in taken:
+        started = time.monotonic()
+        status, detail = post(delivery, utcnow())  # signed now: receivers check the time
+        milliseconds = int((time.monotonic() - started) * 1000)
+        with sessions() as session:
+            try:
+                store.webhooks.record_try(session, delivery.message_id, status, detail,
+                                          milliseconds, now)
+            except store.NotFound:
+                pass  # the webhook was removed meanwhile, with its messages
+    return len(taken)
+
+
+def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
+    """Send one message: the receiver's status code (None: no answer) and the start of its
+    answer, or what went wrong."""
+    body = json.dumps(delivery.payload, ensure_ascii=False, separators=(",", ":")).encode()
+    signature = Webhook(delivery.secret).sign(delivery.msg_id, now, body)
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
+               "webhook-id": delivery.msg_id, "webhook-timestamp": str(int(now.timestamp())),
+               "webhook-signature": signature}
+    parts = urlsplit(delivery.url)
+    try:
+        connection = _connection(parts.scheme, parts.hostname or "", parts.port)
+    except Refused as exc:
+        return None, str(exc)
+    timer = threading.Timer(TIMEOUT_SECONDS, connection.close)
+    timer.start()
+    try:
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection.request("POST", path, body=body, headers=headers)
+        answer = connection.getresponse()
+        excerpt = answer.read(api_models.EXCERPT_LENGTH).decode("utf-8", "replace")
+        return answer.status, excerpt
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        if not timer.is_alive():
+            return None, f"no answer within {TIMEOUT_SECONDS} s"
+        return None, f"{type(exc).__name__}: {exc}"[:api_models.EXCERPT_LENGTH]
+    finally:
+        timer.cancel()
+        connection.close()
+
+
+def _connection(scheme: str, host: str, port: int | None) -> http.client.HTTPConnection:
+    """A connection to `host` that will connect to the address checked here."""
+    port = port or (443 if scheme == "https" else 80)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise Refused(f"{host} cannot be resolved: {exc}") from None
+    addresses = [info[4][0] for info in found]
+    for address in addresses:
+        problem = address_problem(address)
+        if problem:
+            raise Refused(f"{host} resolves to {problem}")
+    if scheme == "https":
+        return _PinnedHTTPS(host, addresses[0], port)
+    return _PinnedHTTP(host, addresses[0], port)
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """HTTP to `address`, naming `host` in the request."""
+
+    def __init__(self, host: str, address: str, port: int):
+        super().__init__(host, port, timeout=TIMEOUT_SECONDS)
+        self.address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """HTTPS to `address`, with `host`'s certificate checked (SNI and host name)."""
+
+    def __init__(self, host: str, address: str, port: int):
+        super().__init__(host, port, timeout=TIMEOUT_SECONDS,
+                         context=ssl.create_default_context())
+        self.address = address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)  # type: ignore
+
+
+def run(url: str | None, stop: threading.Event, *, once: bool = False) -> int:
+    """Deliver until `stop` is set (or, with `once`, until nothing is due); returns how many
+    tries were made. The database is `url` (see `db.resolve_url`), upgraded first."""
+    engine = db.make_engine(db.resolve_url(url))
+    try:
+        db.prepare(engine)
+        sessions = db.make_sessionmaker(engine)
+        tried = 0
+        while not stop.is_set():
+            done = deliver_due(sessions)
+            tried += done
+            if not done:
+                if once:
+                    break
+                stop.wait(IDLE_SECONDS)
+        return tried
+    finally:
+        engine.dispose()
+
+
+def start_thread(url: str | None) -> threading.Event:
+    """Run a worker in a daemon thread (`skill-editor serve`); set the event to stop it."""
+    stop = threading.Event()
+    threading.Thread(target=run, args=(url, stop), name="webhooks", daemon=True).start()
+    return stop
