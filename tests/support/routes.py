@@ -23,7 +23,9 @@ def seed(app: Any) -> dict[str, str]:
         workspace = load_bundle(RELAY_WATCH)
         store.import_bundle(session, workspace)
         entry = store.log_context(session, AGENT, assemble(workspace))
-        # A snapshot, and a change since, so the Changes page has diffs to show.
+        # A webhook told of a snapshot, and a change since, so the Changes page has diffs
+        # to show and the delivery log messages.
+        store.webhooks.add_webhook(session, AGENT, "https://hooks.example.com/in")
         store.publish(session, AGENT, "swept", expected_latest=0)
         first = workspace.skills[0]
         store.save_skill(session, AGENT, first.d_tag, expected_version=1,
@@ -32,7 +34,8 @@ def seed(app: Any) -> dict[str, str]:
                 "entry_id": str(entry.id), "tool": workspace.tools[0].name,
                 "variable": workspace.variables[0].name,
                 "scenario": workspace.scenarios[0].name, "username": "nobody",
-                "item_id": "1", "ref": "production", "key_id": "1"}
+                "item_id": "1", "ref": "production", "key_id": "1", "webhook_id": "1",
+                "message_id": "1"}
 
 
 def route_url(rule: Any, values: dict[str, str]) -> str:

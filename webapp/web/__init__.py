@@ -38,11 +38,12 @@ from . import (
     transfer,
     trash,
     uses,
+    webhooks,
 )
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
-              api_keys.bp)
+              api_keys.bp, webhooks.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

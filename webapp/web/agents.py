@@ -15,7 +15,7 @@ from webapp import store
 from webapp.db import get_session
 from webapp.views.agents import AgentForm, agent_rows, parse_agent_form
 
-from .access import requires
+from .access import ADMIN, can, requires
 from .responses import done, page_or_fragment
 
 bp = Blueprint("agents", __name__)
@@ -127,4 +127,6 @@ def purge(name: str) -> Response:
 def form_response(form: AgentForm, mode: str, status: int = 200, **context: Any) -> Response:
     """The new-agent or settings form (`mode`), with the author's values and any errors."""
     page = "agent_new.html" if mode == "new" else "agent_settings.html"
+    if mode != "new" and can(ADMIN):
+        context["webhooks"] = store.webhooks.list_webhooks(get_session(), context["agent"])
     return page_or_fragment(page, "_agent_form.html", status, form=form, mode=mode, **context)

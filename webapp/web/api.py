@@ -141,9 +141,9 @@ def snapshot(agent: str, ref: str) -> Response:
 def assemble(agent: str) -> Response:
     """One turn: the snapshot's context for the posted inputs (the `assemble` scope; the
     draft needs `draft` as well)."""
+    grant = api_key(agent, "assemble")  # before the body: no key is a 401, whatever is sent
     turn = read_turn()
     ref = str(turn.snapshot)
-    grant = api_key(agent, "assemble", label_of(ref))
     session = get_session()
     if ref == "draft":
         if "draft" not in grant.scopes:
