@@ -270,10 +270,14 @@ class ContextLogEntry(Base):
     author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
 
 
-    #: What the context was assembled from: `draft` (the workspace as it is) or
-    #: `published N` (snapshot N); entries logged before snapshots existed were drafts.
+    #: What the context was assembled from: `draft` (the workspace as it is),
+    #: `published N` (snapshot N) or `runtime` (reported by a running agent); entries
+    #: logged before snapshots existed were drafts.
     source: Mapped[str] = mapped_column(String(SOURCE_LENGTH), default="draft",
                                         server_default="draft")
+    #: For a `runtime` entry (what a running agent reported it sent): whether it matches
+    #: what its snapshot assembles from the same inputs (`store.log.log_runtime`).
+    runtime_check: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     agent: Mapped[Agent] = relationship(back_populates="log_entries")
 

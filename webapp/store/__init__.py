@@ -70,11 +70,14 @@ from .items import (
 )
 from .log import (
     DRAFT,
+    LOG_SOURCES,
+    RUNTIME,
     clear_log,
     delete_log_entry,
     get_log_entry,
     list_log,
     log_context,
+    log_runtime,
     published_source,
 )
 from .publish import (
@@ -132,6 +135,8 @@ from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
     "DRAFT",
+    "LOG_SOURCES",
+    "RUNTIME",
     "Changes",
     "ItemChange",
     "PublishConflict",
@@ -225,6 +230,7 @@ __all__ = [
     "list_variables",
     "load_workspace",
     "log_context",
+    "log_runtime",
     "parse_integer",
     "surrogate_path",
     "last_known",

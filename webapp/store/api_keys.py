@@ -54,7 +54,7 @@ _Key, _Agent, _Label, _Snapshot = (api_models.ApiKey, models.Agent, api_models.L
 #: and the label's snapshot, outer-joined so a missing agent or label is a NULL, not a
 #: second query. Built once: SQLAlchemy caches its compiled form.
 _GRANT = (
-    select(_Key.id, _Key.agent_id.label("key_agent"), _Key.scopes, _Key.revoked_at,
+    select(_Key.id, _Key.name, _Key.agent_id.label("key_agent"), _Key.scopes, _Key.revoked_at,
            _Key.last_used_at, _Agent.id.label("agent_id"), _Snapshot.id.label("snapshot_id"),
            _Snapshot.number, _Snapshot.digest)
     .select_from(_Key)
@@ -151,6 +151,7 @@ class Grant:
     scopes: tuple[str, ...]
     agent_id: int | None = None
     labelled: SnapshotRef | None = None
+    name: str = ""
 
 
 def authenticate(session: Session, token: str | None, address: str, agent: str | None = None,
@@ -182,7 +183,7 @@ def authenticate(session: Session, token: str | None, address: str, agent: str |
         _note_use(session, found.id, now)
     labelled = (SnapshotRef(found.snapshot_id, found.number, found.digest)
                 if found.snapshot_id is not None else None)
-    return Grant(found.id, _scopes(found.scopes), found.agent_id, labelled)
+    return Grant(found.id, _scopes(found.scopes), found.agent_id, labelled, found.name)
 
 
 @change

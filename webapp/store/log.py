@@ -19,11 +19,16 @@ from .transactions import change
 
 #: The `source` of an entry assembled from the workspace as it is, not from a snapshot.
 DRAFT = "draft"
+#: The `source` of what a running agent reported it sent (`log_runtime`).
+RUNTIME = "runtime"
+PUBLISHED = "published"
+#: What the log can be filtered by: each source, every snapshot's as one.
+LOG_SOURCES = (DRAFT, PUBLISHED, RUNTIME)
 
 
 def published_source(number: int) -> str:
     """The `source` of an entry assembled from snapshot `number`: `published 3`."""
-    return f"published {number}"
+    return f"{PUBLISHED} {number}"
 
 
 @change
@@ -39,7 +44,6 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
     text (a message override holding one reaches the document).
     """
     agent_row = get_agent(session, agent)
-    counts = context.counts()
     texts = {
         "scenario": scenario if scenario is not None else getattr(context, "scenario", None),
         "trigger": trigger if trigger is not None else (getattr(context, "trigger", "") or ""),
@@ -47,24 +51,9 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
         "summary": getattr(context, "log_entry", "") or "",
         "source": source,
     }
-    problems = rules.text_problems("context_log", texts)
-    if problems:
-        raise ValidationError(problems)
-    entry = models.ContextLogEntry(
-        agent_id=agent_row.id,
-        created_at=utcnow(),
-        messages=[dict(m) for m in context.messages],
-        diagnostics=[d.to_dict() for d in context.diagnostics],
-        **texts,
-        error_count=counts.get("error", 0),
-        warning_count=counts.get("warning", 0),
-        info_count=counts.get("info", 0),
-        author=current_actor(),
-    )
-    session.add(entry)
-    session.flush()
-    record(session, agent_row, "log.append", f"#{entry.id}",
-           f"scenario {texts['scenario']}" if texts["scenario"] else "ad hoc")
+    entry = _append(session, agent_row, texts, [dict(m) for m in context.messages],
+                    [d.to_dict() for d in context.diagnostics], context.counts(),
+                    current_actor())
     if keep is not None:
         cutoff = session.scalars(
             select(models.ContextLogEntry.id).where(models.ContextLogEntry.agent_id == agent_row.id)
@@ -76,13 +65,53 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
     return entry
 
 
+@change
+def log_runtime(session: Session, agent: AgentRef, messages: list[dict[str, str]], *,
+                document: str, summary: str, scenario: str | None, trigger: str,
+                check: dict[str, Any], author: str) -> models.ContextLogEntry:
+    """Append what a running agent reports it sent (`RUNTIME`), with `check`: whether it
+    matches what the snapshot it names assembles from the same inputs (`verdict`
+    `matches`, `differs` or `unchecked`, the snapshot, what was expected, a note).
+
+    Raises `ValidationError` as `log_context` does.
+    """
+    texts = {"scenario": scenario, "trigger": trigger, "document": document,
+             "summary": summary, "source": RUNTIME}
+    return _append(session, get_agent(session, agent), texts, messages, [], {}, author,
+                   check=check)
+
+
+def _append(session: Session, agent: models.Agent, texts: dict[str, Any],
+            messages: list[dict[str, str]], diagnostics: list[dict[str, Any]],
+            counts: dict[str, int], author: str | None,
+            check: dict[str, Any] | None = None) -> models.ContextLogEntry:
+    problems = rules.text_problems("context_log", texts) + rules.text_problems(
+        "context_log", {f"message {i}": m["content"] for i, m in enumerate(messages)})
+    if problems:
+        raise ValidationError(problems)
+    entry = models.ContextLogEntry(
+        agent_id=agent.id, created_at=utcnow(), messages=messages, diagnostics=diagnostics,
+        **texts, error_count=counts.get("error", 0), warning_count=counts.get("warning", 0),
+        info_count=counts.get("info", 0), author=author, runtime_check=check)
+    session.add(entry)
+    session.flush()
+    record(session, agent, "log.append", f"#{entry.id}",
+           f"scenario {texts['scenario']}" if texts["scenario"] else "ad hoc")
+    return entry
+
+
 def list_log(session: Session, agent: AgentRef, *, scenario: str | None = None,
-             limit: int | None = 50) -> list[models.ContextLogEntry]:
-    """The agent's context-log entries, newest first (optionally of one scenario)."""
+             source: str | None = None, limit: int | None = 50) -> list[models.ContextLogEntry]:
+    """The agent's context-log entries, newest first (optionally of one scenario, and of
+    one of `LOG_SOURCES`)."""
     agent_row = get_agent(session, agent)
     query = select(models.ContextLogEntry).where(models.ContextLogEntry.agent_id == agent_row.id)
     if scenario is not None:
         query = query.where(models.ContextLogEntry.scenario == scenario)
+    if source == PUBLISHED:
+        query = query.where(models.ContextLogEntry.source.startswith(PUBLISHED + " "))
+    elif source is not None:
+        query = query.where(models.ContextLogEntry.source == source)
     query = query.order_by(models.ContextLogEntry.id.desc())
     if limit is not None:
         query = query.limit(limit)

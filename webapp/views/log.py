@@ -10,8 +10,9 @@ from markupsafe import Markup
 from webapp import models
 from webapp.pipeline import Diagnostic, LogFormatError, format_log_entry, parse_log_entry
 from webapp.render import highlight_markdown_lines
+from webapp.textdiff.lines import Diff, diff_lines
 
-from .messages import MessageCard, message_card
+from .messages import MessageCard, message_card, messages_text
 from .preview import problem_key
 from .shown_text import SHOWN_CHARS, shown_part
 
@@ -27,6 +28,9 @@ class EntryView:
     problems: list[Diagnostic]
     #: Characters of `text` the Source view leaves out (`shown_text.SHOWN_CHARS`).
     hidden: int = 0
+    #: For a runtime report that differs from its snapshot: what the snapshot assembles
+    #: from the same inputs (old) against what the agent sent (new), message by message.
+    differs: Diff | None = None
 
 
 def entry_view(entry: models.ContextLogEntry, agent: str) -> EntryView:
@@ -40,7 +44,18 @@ def entry_view(entry: models.ContextLogEntry, agent: str) -> EntryView:
         cards.append(card)
         room -= card.chars - card.hidden
     source, hidden = shown_part(text)
-    return EntryView(entry, text, cards, highlight_markdown_lines(source), problems, hidden)
+    return EntryView(entry, text, cards, highlight_markdown_lines(source), problems, hidden,
+                     runtime_diff(entry))
+
+
+def runtime_diff(entry: models.ContextLogEntry) -> Diff | None:
+    """What the snapshot a runtime report names assembles, against what was sent: None
+    unless the report was checked and differs."""
+    check = entry.runtime_check or {}
+    if check.get("verdict") != "differs":
+        return None
+    expected = [{"role": role, "content": content} for role, content in check["expected"]]
+    return diff_lines(messages_text(expected), messages_text(entry.messages))
 
 
 def _parses(text: str) -> bool:

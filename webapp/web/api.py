@@ -10,27 +10,44 @@ assembled by `api_turn` with the editor's pipeline (docs/api.md).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from flask import Blueprint, Response, current_app, json, request
+from flask import Blueprint, Response, current_app, json, request, url_for
+from pydantic import BaseModel
 from pydantic import ValidationError as ModelError
 from spectree import Response as Answers
 from werkzeug.exceptions import HTTPException
 
 from webapp import models, store
 from webapp.db import get_session
-from webapp.pipeline import dumps_json, excerpt
+from webapp.pipeline import Workspace, dumps_json, excerpt
 from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
 
 from .access import ANYONE, API_KEY, requires
-from .api_schema import SPEC, AssembleAnswer, AssembleRequest, Problem, SnapshotList
-from .api_turn import TurnProblem, assemble_turn, snapshot_workspace
+from .api_schema import (
+    SPEC,
+    AssembleAnswer,
+    AssembleRequest,
+    LogAnswer,
+    LogRequest,
+    Problem,
+    SnapshotList,
+)
+from .api_turn import (
+    UNCHECKED,
+    TurnProblem,
+    assemble_turn,
+    runtime_check,
+    sent_messages,
+    snapshot_workspace,
+)
 from .forms import json_body
 from .problems import problem
 from .security import takes_api_key
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+Body = TypeVar("Body", bound=BaseModel)
 
 #: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
 #: shared cache from answering a request with another key's (or none).
@@ -142,25 +159,63 @@ def assemble(agent: str) -> Response:
     """One turn: the snapshot's context for the posted inputs (the `assemble` scope; the
     draft needs `draft` as well)."""
     grant = api_key(agent, "assemble")  # before the body: no key is a 401, whatever is sent
-    turn = read_turn()
-    ref = str(turn.snapshot)
-    session = get_session()
-    if ref == "draft":
-        if "draft" not in grant.scopes:
-            raise ApiError(403, "this key lacks the 'draft' scope")
-        workspace = store.load_workspace(session, grant.agent_id or 0)
-        number, digest = None, digest_of(canonical_text(workspace))
-    else:
-        found = resolved(grant, ref)
-        workspace = snapshot_workspace(found.digest,
-                                       lambda: store.snapshot_bundle(session, found))
-        number, digest = found.number, found.digest
+    turn = read_body(AssembleRequest)
+    workspace, number, digest = turn_workspace(grant, str(turn.snapshot))
     try:
         answer = assemble_turn(workspace, turn, preview_models(current_app.config))
     except TurnProblem as exc:
         raise ApiError(422, str(exc)) from None
     body = {"snapshot": number, "digest": digest, **answer}
     return Response(dumps_json(body), mimetype="application/json")
+
+
+@bp.post("/agents/<agent>/log")
+@takes_api_key
+@SPEC.validate(json=LogRequest, resp=Answers(HTTP_201=LogAnswer, **ERRORS),
+               skip_validation=True, tags=["log"])
+@requires(API_KEY)
+def log(agent: str) -> Response:
+    """What the running agent sent (the `log` scope): kept in the agent's Context log as
+    `runtime`, checked against what the snapshot it names assembles from the same inputs."""
+    grant = api_key(agent, "log")
+    report = read_body(LogRequest)
+    try:
+        posted = ([m.model_dump() for m in report.messages]
+                  if report.messages is not None else None)
+        sent, document = sent_messages(report.log_entry, posted)
+        check = UNCHECKED
+        if report.snapshot is not None:
+            workspace, number, digest = turn_workspace(grant, str(report.snapshot))
+            expected = assemble_turn(workspace, report, preview_models(current_app.config))
+            check = runtime_check(sent, expected["messages"], number, digest)
+    except TurnProblem as exc:
+        raise ApiError(422, str(exc)) from None
+    try:
+        entry = store.log_runtime(
+            get_session(), grant.agent_id or 0, sent, document=document,
+            summary=report.log_entry or "", scenario=report.scenario,
+            trigger=report.trigger or "", check=check,
+            author=f"API key #{grant.key_id}" + (f" {grant.name}" if grant.name else ""))
+    except store.ValidationError as exc:
+        raise ApiError(422, str(exc)) from None
+    body = LogAnswer(id=entry.id, url=url_for("log.entry", agent=agent, entry_id=entry.id,
+                                              _external=True),
+                     verdict=check["verdict"], snapshot=check["snapshot"], note=check["note"])
+    return Response(body.model_dump_json(), status=201, mimetype="application/json")
+
+
+def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, int | None, str]:
+    """The workspace a turn assembles from, with its snapshot's number (None for the
+    draft, which needs the `draft` scope) and digest."""
+    session = get_session()
+    if ref == "draft":
+        if "draft" not in grant.scopes:
+            raise ApiError(403, "this key lacks the 'draft' scope")
+        workspace = store.load_workspace(session, grant.agent_id or 0)
+        return workspace, None, digest_of(canonical_text(workspace))
+    found = resolved(grant, ref)
+    return (snapshot_workspace(found.digest, lambda: store.snapshot_bundle(session, found)),
+            found.number, found.digest)
 
 
 @bp.get("/openapi.json")
@@ -170,16 +225,16 @@ def openapi() -> Response:
     return Response(json.dumps(SPEC.spec), mimetype="application/json")
 
 
-def read_turn() -> AssembleRequest:
-    """The posted turn, validated: a 415 unless JSON, a 422 naming what is wrong."""
+def read_body(model: type[Body]) -> Body:
+    """The posted body as `model`: a 415 unless JSON, a 422 naming what is wrong."""
     if not request.is_json:
-        raise ApiError(415, "send the turn as JSON (Content-Type: application/json)")
+        raise ApiError(415, "send the body as JSON (Content-Type: application/json)")
     data = json_body(request.get_data(cache=True))
     where = store.surrogate_path(data)
     if where is not None:
         raise ApiError(422, f"{where or 'body'}: {store.SURROGATE_MESSAGE}")
     try:
-        return AssembleRequest.model_validate(data)
+        return model.model_validate(data)
     except ModelError as exc:
         raise ApiError(422, _reasons(exc)) from None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from spectree import SecurityScheme, SpecTree
 from spectree.models import SecureType, SecuritySchemeData
 
@@ -112,3 +112,43 @@ class AssembleAnswer(BaseModel):
     log_entry: str
     diagnostics: list[DiagnosticItem]
     tokens: TokenCounts
+
+
+class SentMessage(BaseModel):
+    """A message as the runtime sent it to the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str = Field(max_length=40)
+    content: str = Field(max_length=LONGEST_TEXT)
+
+
+class LogRequest(AssembleRequest):
+    """What the running agent sent the model: the context-log entry it wrote, or the
+    messages; with the snapshot and the turn's inputs (as for assemble) the server checks
+    it against what that snapshot assembles from them."""
+
+    snapshot: str | int | None = Field(  # type: ignore[assignment]
+        None, description="the snapshot the runtime assembled from (a number, a label, "
+                          "`latest`, `draft`); none: the report is kept unchecked")
+    log_entry: str | None = Field(None, max_length=LONGEST_TEXT,
+                                  description="the context-log entry the runtime wrote")
+    messages: list[SentMessage] | None = Field(
+        None, max_length=MOST_ENTRIES, description="the messages sent, when no log entry is")
+
+    @model_validator(mode="after")
+    def one_record(self) -> LogRequest:
+        if (self.log_entry is None) == (self.messages is None):
+            raise ValueError("send either log_entry or messages (one of the two)")
+        return self
+
+
+class LogAnswer(BaseModel):
+    """The entry made in the agent's context log, and the check's verdict."""
+
+    id: int
+    url: str = Field(description="the entry's page in the editor")
+    verdict: Literal["matches", "differs", "unchecked"]
+    snapshot: int | None = Field(description="the snapshot checked against (null: none, or "
+                                             "the draft)")
+    note: str

@@ -16,15 +16,17 @@ from typing import Any
 from webapp.lru import LRU
 from webapp.pipeline import (
     HistoryEntry,
+    LogFormatError,
     Scenario,
     Tool,
     Workspace,
     assemble,
     load_bundle,
     parse_json,
+    parse_log_entry,
 )
 from webapp.tokens import count_tokens
-from webapp.views.messages import Models, request_bodies
+from webapp.views.messages import Models, messages_text, request_bodies
 
 from .api_schema import AssembleRequest
 
@@ -104,3 +106,39 @@ def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
         "tokens": {"document": document.n, "exact": document.exact,
                    "messages": [count_tokens(m["content"]).n for m in context.messages]},
     }
+
+
+def sent_messages(log_entry: str | None, messages: list[dict[str, str]] | None
+                  ) -> tuple[list[dict[str, str]], str]:
+    """The messages a runtime reports it sent, and the document they came from (the log
+    entry's, else the messages laid out as text). Raises `TurnProblem`: a log entry that
+    is not exactly one entry of the context log's format."""
+    if log_entry is None:
+        sent = [{"role": m["role"], "content": m["content"]} for m in messages or []]
+        return sent, messages_text(sent)
+    try:
+        entry = parse_log_entry(log_entry)
+    except LogFormatError as exc:
+        raise TurnProblem("log_entry", str(exc)) from None
+    return entry.messages, log_entry.partition("\n")[2]
+
+
+def runtime_check(sent: list[dict[str, str]], expected: list[dict[str, str]],
+                  number: int | None, digest: str) -> dict[str, Any]:
+    """Whether what a runtime sent is what the snapshot assembles from the same inputs:
+    the verdict, the snapshot and, when they differ, the expected messages."""
+    def pairs(messages: list[dict[str, str]]) -> list[tuple[str, str]]:
+        return [(m["role"], m["content"]) for m in messages]
+
+    same = pairs(sent) == pairs(expected)
+    what = f"snapshot {number}" if number is not None else "the draft"
+    return {"verdict": "matches" if same else "differs", "snapshot": number, "digest": digest,
+            "note": f"{'matches' if same else 'differs from'} what {what} assembles from the "
+                    "same inputs",
+            "expected": None if same else pairs(expected)}
+
+
+#: The check of a report that names no snapshot.
+UNCHECKED = {"verdict": "unchecked", "snapshot": None, "digest": None, "expected": None,
+             "note": "not checked: the report names no snapshot (post `snapshot` and the "
+                     "turn's inputs to have it checked)"}

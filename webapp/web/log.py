@@ -77,9 +77,12 @@ def log_list_response(agent: str, args: Mapping[str, Any], notice: str | None = 
     session = get_session()
     page = whole_number(args.get("page", "1"), "page")
     scenario = args.get("scenario") or None
-    entries = store.list_log(session, agent, scenario=scenario, limit=page * PAGE_SIZE + 1)
+    source = args.get("source") if args.get("source") in store.LOG_SOURCES else None
+    entries = store.list_log(session, agent, scenario=scenario, source=source,
+                             limit=page * PAGE_SIZE + 1)
     return page_or_fragment(
         "log.html", "_log_list.html", agent=agent, notice=notice, scenario=scenario,
+        source=source or "", sources=[("", "anywhere"), *((s, s) for s in store.LOG_SOURCES)],
         page_number=page,
         entries=entries[(page - 1) * PAGE_SIZE:page * PAGE_SIZE],
         more=len(entries) > page * PAGE_SIZE,
@@ -93,4 +96,4 @@ def _with_final_newline(text: str) -> str:
 
 def _log_args(args: Mapping[str, Any]) -> dict[str, str]:
     """The list's page and filter, for links back to it."""
-    return {key: args[key] for key in ("page", "scenario") if args.get(key)}
+    return {key: args[key] for key in ("page", "scenario", "source") if args.get(key)}
