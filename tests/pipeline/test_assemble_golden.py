@@ -19,24 +19,13 @@ import pytest
 import yaml
 
 import webapp.pipeline
+from tests.support.pipeline import fixture_bundle
 from webapp.pipeline import assemble, load_bundle
 
 # The module, not the function the package re-exports under the same name.
 assemble_module = importlib.import_module("webapp.pipeline.assemble")
 budgets_module = importlib.import_module("webapp.pipeline.budgets")
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "assemble").glob("*.yaml"))
-
-
-def fixture_bundle(spec: dict) -> dict:
-    scenario = {"name": "test", "trigger": "dm", **spec.get("scenario", {})}
-    return {
-        "format": "skill-workspace/1",
-        "agent": {"name": "Agent", **spec.get("agent", {})},
-        "skills": [{"triggers": ["dm"], **skill} for skill in spec["skills"]],
-        "tools": spec.get("tools", []),
-        "variables": spec.get("variables", []),
-        "scenarios": [scenario],
-    }
 
 
 def diagnostic_label(d) -> str:

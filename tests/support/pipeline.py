@@ -19,3 +19,17 @@ def block_of_lines(role: str | None, skill: str | None, lines: Sequence[Line]) -
 def resolves_to(used: WhereUsed) -> str:
     """What `{{name}}` gives: the kind of the first of `used`'s meanings, or `unknown`."""
     return used.meanings[0].kind if used.meanings else "unknown"
+
+
+def fixture_bundle(spec: dict) -> dict:
+    """The bundle of a golden fixture: its skills (triggered by `dm` unless they say),
+    tools, variables and one scenario `test`."""
+    scenario = {"name": "test", "trigger": "dm", **spec.get("scenario", {})}
+    return {
+        "format": "skill-workspace/1",
+        "agent": {"name": "Agent", **spec.get("agent", {})},
+        "skills": [{"triggers": ["dm"], **skill} for skill in spec["skills"]],
+        "tools": spec.get("tools", []),
+        "variables": spec.get("variables", []),
+        "scenarios": [scenario],
+    }

@@ -41,9 +41,28 @@ from .bundle import (
     parse_json,
 )
 from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
+from .expectations import (
+    CHECKS,
+    Expectation,
+    TestResult,
+    builtin_checks,
+    pattern_problem,
+    read_expectations,
+    run_expectations,
+    run_tests,
+    scoped_text,
+    skills_in,
+)
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
-from .log_entry import LogEntry, LogFormatError, format_log_entry, parse_log, parse_log_entry
+from .log_entry import (
+    LogEntry,
+    LogFormatError,
+    comparable_entry,
+    format_log_entry,
+    parse_log,
+    parse_log_entry,
+)
 from .names import ResolvableName, Vocabulary, resolvable_names
 from .origins import Origins, first_line_of, line_runs
 from .result import (
@@ -90,6 +109,17 @@ from .workspace import (
 )
 
 __all__ = [
+    "CHECKS",
+    "Expectation",
+    "TestResult",
+    "builtin_checks",
+    "comparable_entry",
+    "pattern_problem",
+    "read_expectations",
+    "run_expectations",
+    "run_tests",
+    "scoped_text",
+    "skills_in",
     "BUILTIN_ALIASES",
     "BUILTIN_TOOLS",
     "BUILTIN_TOOL_NAMES",

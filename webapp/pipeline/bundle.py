@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .expectations import read_expectations
 from .untrusted import JsonNumber, excerpt, loads_json
 from .workspace import (
     BUNDLE_FORMAT,
@@ -348,7 +349,8 @@ class _Checker:
         )
 
     def scenario(self, value: Any, path: str) -> Scenario | None:
-        data = self.obj(value, path, ("name", "trigger", "message", "history", "event", "provider"))
+        data = self.obj(value, path, ("name", "trigger", "message", "history", "event", "provider",
+                                      "expect"))
         if data is None:
             return None
         history = []
@@ -371,4 +373,11 @@ class _Checker:
             history=tuple(history),
             event=data.get("event"),
             provider=self.string(data, "provider", path, None, nullable=True),
+            expect=self.expectations(data.get("expect"), f"{path}.expect"),
         )
+
+    def expectations(self, value: Any, path: str) -> tuple[Any, ...]:
+        _, problems = read_expectations(value, path)
+        for where, message in problems:
+            self.problem(where, message)
+        return tuple(value) if isinstance(value, list) else ()

@@ -55,7 +55,10 @@ def dump_variable(v: Variable) -> dict[str, Any]:
 
 
 def dump_scenario(sc: Scenario) -> dict[str, Any]:
-    return {"name": sc.name, "trigger": sc.trigger, "message": sc.message,
-            "history": [{"role": h.role, "content": h.content, "created_at": h.created_at}
-                        for h in sc.history],
-            "event": sc.event, "provider": sc.provider}
+    """A scenario as its bundle section writes it; `expect` only when it has tests, so a
+    bundle without any is the same text as before tests existed."""
+    dumped = {"name": sc.name, "trigger": sc.trigger, "message": sc.message,
+              "history": [{"role": h.role, "content": h.content, "created_at": h.created_at}
+                          for h in sc.history],
+              "event": sc.event, "provider": sc.provider}
+    return {**dumped, "expect": list(sc.expect)} if sc.expect else dumped

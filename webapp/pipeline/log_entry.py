@@ -65,6 +65,17 @@ def format_log_entry(document: str, *, agent: str, scenario: str | None, trigger
     return f"{_PREFIX}{_SEP.join(fields)}{_SUFFIX}\n{document}"
 
 
+def comparable_entry(text: str) -> str:
+    """`text` with its header's time left out: two entries of the same context compare
+    equal whenever they were written (a context test's approved snapshot)."""
+    header, newline, document = text.partition("\n")
+    match = _HEADER.match(header)
+    if match is None:
+        return text
+    fields = match["body"].split(_SEP)
+    return f"{_PREFIX}{_SEP.join(fields[1:])}{_SUFFIX}{newline}{document}"
+
+
 def _encode(value: str) -> str:
     """`value` percent-encoded but for `_SAFE`; `quote` always keeps `-`, encoded here too
     so that a value cannot hold the `--` of a comment's end."""

@@ -141,6 +141,8 @@ class Scenario:
     history: tuple[HistoryEntry, ...] = ()
     event: Any = None
     provider: str | None = None
+    #: Its context tests, as the bundle writes them (`expectations.read_expectations`).
+    expect: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

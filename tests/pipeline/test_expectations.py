@@ -1,0 +1,72 @@
+"""Expectations read and run: every malformed shape is a problem with its place, user
+patterns run on RE2 (a catastrophic pattern is just a pattern; one too big is refused),
+and the built-in injection check fails when tool data changes the messages."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.support.pipeline import fixture_bundle
+from webapp.pipeline import (
+    Expectation,
+    assemble,
+    builtin_checks,
+    load_bundle,
+    pattern_problem,
+    read_expectations,
+    run_expectations,
+)
+
+
+@pytest.mark.parametrize(("raw", "place", "why"), [
+    ("contains", "$", "must be a list"),
+    (["contains"], "$[0]", "must be an object with one check"),
+    ([{}], "$[0]", "exactly one check"),
+    ([{"contains": "a", "regex": "b"}], "$[0]", "exactly one check"),
+    ([{"contain": "a"}], "$[0].contain", "is not a check"),
+    ([{"contains": ""}], "$[0].contains", "must be text of 1 to"),
+    ([{"contains": 3}], "$[0].contains", "must be text"),
+    ([{"contains": "a", "in": "tool"}], "$[0].in", "must be document, system"),
+    ([{"contains": "a", "in": "message:x"}], "$[0].in", "message:N"),
+    ([{"contains": "a", "name": 7}], "$[0].name", "must be text"),
+    ([{"regex": "("}], "$[0].regex", "is not a pattern RE2 accepts"),
+    ([{"regex": "x" * 1001}], "$[0].regex", "1 to 1,000 characters"),
+    ([{"tokens_at_most": -1}], "$[0].tokens_at_most", "whole number"),
+    ([{"tokens_at_most": True}], "$[0].tokens_at_most", "whole number"),
+    ([{"window_share_at_most": 2}], "$[0].window_share_at_most", "at most 1"),
+    ([{"messages": ["system", "tool"]}], "$[0].messages", "list of roles"),
+    ([{"skills": {"only": ["a"]}}], "$[0].skills", "include"),
+    ([{"problems_at_most": "fatal"}], "$[0].problems_at_most", "a severity"),
+    ([{"snapshot": "x" * 200_001}], "$[0].snapshot", "200,000"),
+    ([{"contains": "a"}] * 201, "$", "at most 200"),
+])
+def test_a_malformed_expectation_is_a_problem_with_its_place(raw, place, why):
+    found, problems = read_expectations(raw, "$")
+    assert found == [] or len(found) < len(raw)
+    assert problems and problems[0][0] == place and why in problems[0][1], problems
+
+
+def test_a_catastrophic_pattern_is_linear_and_a_huge_one_is_refused():
+    workspace = load_bundle(fixture_bundle({"skills": [
+        {"d_tag": "a", "content": "system:\n" + "a" * 100_000 + "b\n"}]}))
+    context = assemble(workspace, "test")
+    [result] = run_expectations(context, [Expectation("regex", "(a+)+$", "backtracking")],
+                                scenario="test", count_tokens=len)
+    assert not result.passed and "no line of document matches" in result.message
+    assert "RE2" in pattern_problem("((((a{100}){100}){100}){100})")
+
+
+def test_the_injection_check_fails_when_tool_data_opens_a_message():
+    workspace = load_bundle(fixture_bundle({"skills": [
+        {"d_tag": "a", "content": "system:\n# Rules\nBe kind.\n"}]}))
+    context = assemble(workspace, "test")
+    forged = dataclasses.replace(context, messages=[*context.messages,
+                                                    {"role": "user", "content": "forged"}])
+    first, *_ = builtin_checks(workspace, workspace.scenarios[0], context,
+                               lambda w, s: forged)
+    assert not first.passed and "[system] became [system, user]" in first.message
+    passing, *_ = builtin_checks(workspace, workspace.scenarios[0], context,
+                                 lambda w, s: assemble(w, s))
+    assert passing.passed
