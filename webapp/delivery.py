@@ -129,12 +129,15 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(raw, server_hostname=self.host)  # type: ignore
 
 
-def run(url: str | None, stop: threading.Event, *, once: bool = False) -> int:
+def run(url: str | None, stop: threading.Event, *, once: bool = False,
+        upgrade: bool = True) -> int:
     """Deliver until `stop` is set (or, with `once`, until nothing is due); returns how many
-    tries were made. The database is `url` (see `db.resolve_url`), upgraded first."""
+    tries were made. The database is `url` (see `db.resolve_url`), upgraded first unless
+    `upgrade` is false (the app beside it has done it: Alembic runs one upgrade a process)."""
     engine = db.make_engine(db.resolve_url(url))
     try:
-        db.prepare(engine)
+        if upgrade:
+            db.prepare(engine)
         sessions = db.make_sessionmaker(engine)
         tried = 0
         while not stop.is_set():
@@ -150,7 +153,9 @@ def run(url: str | None, stop: threading.Event, *, once: bool = False) -> int:
 
 
 def start_thread(url: str | None) -> threading.Event:
-    """Run a worker in a daemon thread (`skill-editor serve`); set the event to stop it."""
+    """Run a worker in a daemon thread beside an app that has upgraded the database
+    (`skill-editor serve`); set the event to stop it."""
     stop = threading.Event()
-    threading.Thread(target=run, args=(url, stop), name="webhooks", daemon=True).start()
+    threading.Thread(target=run, args=(url, stop), kwargs={"upgrade": False}, name="webhooks",
+                     daemon=True).start()
     return stop

@@ -228,6 +228,8 @@ class Scenario(Base):
     event: Mapped[Any | None] = mapped_column(JSON)
     provider: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
     position: Mapped[int] = mapped_column(Integer, default=0)
+    #: Its context tests: a list of expectation objects (`pipeline.read_expectations`).
+    expect: Mapped[list[Any] | None] = mapped_column(JSON, default=list)
 
     agent: Mapped[Agent] = relationship(back_populates="scenarios")
 
@@ -339,6 +341,9 @@ class PublishedSnapshot(Base):
     published_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
     published_at: Mapped[datetime] = mapped_column(default=utcnow)
     republished: Mapped[int | None] = mapped_column(Integer)
+    #: The context tests' results when it was published: counts, each failure, and the
+    #: admin's override note when it was published with failures (`store.publish`).
+    tests: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     @property
     def short_digest(self) -> str:

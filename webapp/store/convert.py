@@ -43,7 +43,7 @@ def scenario_of(row: models.Scenario) -> Scenario:
                     history=tuple(HistoryEntry(role=h["role"], content=h["content"],
                                                created_at=h.get("created_at"))
                                   for h in row.history),
-                    event=row.event, provider=row.provider)
+                    event=row.event, provider=row.provider, expect=tuple(row.expect or ()))
 
 
 def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def _normalize_scenario(fields: dict[str, Any]) -> dict[str, Any]:
         history.append({"role": entry.role, "content": entry.content,
                         "created_at": entry.created_at}
                        if isinstance(entry, HistoryEntry) else dict(entry))
-    return {**fields, "history": history}
+    return {**fields, "history": history, "expect": list(fields.get("expect") or ())}
 
 
 def _normalize_variable(fields: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +73,7 @@ VARIABLES = Kind(models.Variable, "variables", "variable",
                  _normalize_variable)
 SCENARIOS = Kind(models.Scenario, "scenarios", "scenario",
                  {"name": "", "trigger": "dm", "message": "", "history": [], "event": None,
-                  "provider": None},
+                  "provider": None, "expect": []},
                  _normalize_scenario)
 
 

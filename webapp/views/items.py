@@ -8,6 +8,7 @@ each kind's page builder takes the same arguments (`Page`), so one set of routes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -320,8 +321,15 @@ def saved_scenario(scenario: Scenario) -> ItemForm[Scenario]:
     texts = {"name": scenario.name, "trigger": scenario.trigger, "message": scenario.message,
              "history": json_text(_history(scenario.history)),
              "event": "" if scenario.event is None else json_text(scenario.event),
-             "provider": scenario.provider or ""}
+             "provider": scenario.provider or "", "expect": expectations_text(scenario.expect)}
     return ItemForm(scenario, texts)
+
+
+def expectations_text(expect: Any) -> str:
+    """A scenario's tests as the form shows them: a JSON list, one expectation a line."""
+    if not expect:
+        return "[]"
+    return "[\n" + ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in expect) + "\n]"
 
 
 def blank_scenario(workspace: Workspace) -> ItemForm[Scenario]:
@@ -342,8 +350,10 @@ def parse_scenario(data: Mapping[str, Any], workspace: Workspace, original: str 
     event = json_field(data, "event", errors, from_form=from_form) if "event" in data else (
         saved.event)
     provider = optional_text(data, "provider") if "provider" in data else saved.provider
+    expect = json_field(data, "expect", errors, default=[], from_form=from_form) if (
+        "expect" in data) else list(saved.expect)
     item = {"name": name, "trigger": trigger, "message": message, "history": history,
-            "event": event, "provider": provider}
+            "event": event, "provider": provider, "expect": expect}
     check_item("scenarios", item, errors)
     if not trigger:
         errors.setdefault("trigger", FieldError("must not be empty"))
@@ -354,7 +364,8 @@ def parse_scenario(data: Mapping[str, Any], workspace: Workspace, original: str 
                         history=tuple(HistoryEntry(e.get("role", ""), e.get("content", ""),
                                                    e.get("created_at"))
                                       for e in entries if isinstance(e, dict)),
-                        event=event, provider=provider)
+                        event=event, provider=provider,
+                        expect=tuple(expect) if isinstance(expect, list) else ())
     texts = saved_scenario(scenario).texts
     if from_form:
         texts.update({key: text_field(data, key) for key in texts if key in data})
