@@ -1,7 +1,8 @@
 """Context tests: what a scenario's assembled context must say, checked exactly.
 
 A scenario's `expect` is a list of objects, each with exactly one check key (`CHECKS`),
-an optional `name` and an optional scope `in` (`document`, the default; `system`, `user`,
+an optional `name`, `approved` (who approved a snapshot, and when) and an optional scope
+`in` (`document`, the default; `system`, `user`,
 `assistant`: that role's messages; `message:N`, 0-based; `skill:D_TAG`: the document's
 lines that skill gave, found by provenance). `read_expectations` checks their shape (a
 bad one is a problem with its place, `$.scenarios[i].expect[j]`); `run_expectations`
@@ -39,6 +40,8 @@ UNRESOLVED = "unknown-variable"
 PATTERN_CHARS = 1_000
 TEXT_CHARS = 200_000
 MOST_EXPECTATIONS = 200
+#: Put before each pattern: `^` and `$` match at line ends.
+LINES = "(?m)"
 #: RE2's memory for one compiled pattern: a pattern past it is refused, never slow.
 PATTERN_MEMORY = 1 << 20
 #: What each tool result becomes for the injection check: role markers, a rule, a fence
@@ -93,10 +96,14 @@ def read_expectations(raw: Any, where: str) -> tuple[list[Expectation], list[tup
 def _read_one(item: Any, place: str) -> tuple[Expectation | None, tuple[str, str] | None]:
     if not isinstance(item, dict):
         return None, (place, "must be an object with one check: " + ", ".join(CHECKS))
-    unknown = [key for key in item if key not in (*CHECKS, "name", "in")]
+    unknown = [key for key in item if key not in (*CHECKS, "name", "in", "approved")]
     if unknown:
         return None, (f"{place}.{str(unknown[0])[:40]}", "is not a check (one of "
-                      + ", ".join(CHECKS) + "), `name` or `in`")
+                      + ", ".join(CHECKS) + "), `name`, `in` or `approved`")
+    approved = item.get("approved", {})
+    if not isinstance(approved, dict) or not all(
+            isinstance(v, str) and len(v) <= 200 for v in approved.values()):
+        return None, (f"{place}.approved", "must be {\"by\": …, \"at\": …}")
     checks = [key for key in item if key in CHECKS]
     if len(checks) != 1:
         return None, (place, "must hold exactly one check of " + ", ".join(CHECKS))
@@ -173,7 +180,9 @@ def pattern_problem(pattern: str) -> str | None:
     try:
         _compile(pattern)
     except re2.error as exc:
-        return f"is not a pattern RE2 accepts: {str(exc)[:200]}"
+        why = exc.args[0] if exc.args else ""
+        why = why.decode("utf-8", "replace") if isinstance(why, bytes) else str(why)
+        return f"is not a pattern RE2 accepts: {why.replace(LINES, '', 1)[:200]}"
     return None
 
 
@@ -181,7 +190,7 @@ def _compile(pattern: str) -> Any:
     options = re2.Options()
     options.max_mem = PATTERN_MEMORY
     options.log_errors = False
-    return re2.compile("(?m)" + pattern, options)
+    return re2.compile(LINES + pattern, options)
 
 
 def _default_name(check: str, value: Any, scope: str) -> str:

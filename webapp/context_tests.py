@@ -1,0 +1,90 @@
+"""Context tests run on a workspace, the same for the editor's Tests tab, the publish gate
+and `skill-editor test`: the pipeline's checks (`pipeline.run_tests`) with the agent's
+tokenizer, a summary, approving a snapshot, and the JUnit file CI systems read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from junitparser import Failure, JUnitXml, TestCase, TestSuite
+
+from webapp.pipeline import Context, TestResult, Workspace, run_tests
+from webapp.tokens import count_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class TestRun:
+    """Every test's result, in scenario order."""
+
+    results: tuple[TestResult, ...]
+
+    @property
+    def failures(self) -> list[TestResult]:
+        return [r for r in self.results if not r.passed]
+
+    @property
+    def summary(self) -> str:
+        failed = len(self.failures)
+        passed = len(self.results) - failed
+        return f"{passed} passed, {failed} failed" if self.results else "no tests"
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a snapshot keeps: counts and each failure."""
+        return {"passed": len(self.results) - len(self.failures),
+                "failed": len(self.failures),
+                "failures": [{"scenario": r.scenario, "name": r.name, "message": r.message}
+                             for r in self.failures]}
+
+
+def run(workspace: Workspace, scenario: str | None = None,
+        contexts: dict[str, Context] | None = None) -> TestRun:
+    """The tests of every scenario of `workspace` (or of `scenario`), built-ins included."""
+    return TestRun(tuple(run_tests(workspace, lambda text: count_tokens(text).n,
+                                   scenario=scenario, contexts=contexts)))
+
+
+def approve(workspace: Workspace, scenario: str, index: int, entry: str, by: str | None
+            ) -> list[Any]:
+    """Scenario `scenario`'s tests with snapshot test `index` approved as `entry` (the
+    context-log entry assembled now), saying who and when."""
+    sc = workspace.scenarios_by_name[scenario]
+    expect = [dict(e) if isinstance(e, dict) else e for e in sc.expect]
+    expect[index] = {**expect[index], "snapshot": entry,
+                     "approved": {"by": by or "local",
+                                  "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}}
+    return expect
+
+
+def with_expect(workspace: Workspace, scenario: str, expect: Sequence[Any]) -> Workspace:
+    """`workspace` with scenario `scenario`'s tests replaced."""
+    return dataclasses.replace(workspace, scenarios=tuple(
+        dataclasses.replace(s, expect=tuple(expect)) if s.name == scenario else s
+        for s in workspace.scenarios))
+
+
+def junit(run: TestRun, name: str) -> JUnitXml:
+    """A JUnit document: a testsuite per scenario, a testcase per test, a failure with the
+    message and, for a text that differs, what was expected and what came."""
+    xml = JUnitXml(name)
+    suites: dict[str, TestSuite] = {}
+    for result in run.results:
+        suite = suites.get(result.scenario)
+        if suite is None:
+            suite = suites[result.scenario] = TestSuite(result.scenario)
+            xml.add_testsuite(suite)
+        case = TestCase(result.name, classname=f"{name}.{result.scenario}")
+        if not result.passed:
+            failure = Failure(result.message)
+            if result.expected or result.actual:
+                failure.text = f"expected:\n{result.expected}\n\nactual:\n{result.actual}\n"
+            case.result = [failure]
+        suite.add_testcase(case)
+    for suite in suites.values():
+        suite.update_statistics()
+    xml.update_statistics()
+    return xml
