@@ -41,6 +41,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("api.snapshots", "GET"): API_KEY,
     ("api.snapshot", "GET"): API_KEY,
     ("api.assemble", "POST"): API_KEY,
+    ("api.log", "POST"): API_KEY,
     ("api.openapi", "GET"): ANYONE,
     ("api_keys.index", "GET"): ADMIN,
     ("api_keys.create", "POST"): ADMIN,
