@@ -108,11 +108,16 @@ def export_cmd(agent_name: str | None, published: bool, snapshot: int | None, ou
 @click.option("--note", default="", help="Why: what changes for the agent.")
 @click.option("--label", default=store.labels.PRODUCTION, show_default=True,
               help="The label moved to the new snapshot.")
+@click.option("--override", metavar="WHY", default=None,
+              help="Publish although context tests fail (an admin's, with --as): why.")
 @database_url_option
-def publish_cmd(agent_name: str, note: str, label: str, database_url: str | None) -> None:
-    """Publish the agent's workspace as it is as its next snapshot.
+def publish_cmd(agent_name: str, note: str, label: str, override: str | None,
+                database_url: str | None) -> None:
+    """Publish the agent's workspace as it is as its next snapshot, once its context tests
+    pass (`skill-editor test`).
 
-    Exits 1 when nothing changed since the latest snapshot or another publish won.
+    Exits 1 when a context test fails (naming each), nothing changed since the latest
+    snapshot, or another publish won.
     """
     with db.session_scope(database_url) as session:
         act_as(session)
@@ -120,7 +125,7 @@ def publish_cmd(agent_name: str, note: str, label: str, database_url: str | None
             latest = store.latest_snapshot(session, agent_name)
             snapshot = store.publish(session, agent_name, note,
                                      expected_latest=latest.number if latest else 0,
-                                     label=label)
+                                     label=label, override=override)
         except (store.ValidationError, store.PublishConflict) as exc:
             click.echo(f"error: {exc}", err=True)
             raise SystemExit(1) from None

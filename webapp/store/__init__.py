@@ -47,6 +47,7 @@ from .errors import (
     NotFound,
     PublishConflict,
     StoreError,
+    TestsFailing,
     ValidationError,
 )
 from .items import (
@@ -140,6 +141,7 @@ __all__ = [
     "Changes",
     "ItemChange",
     "PublishConflict",
+    "TestsFailing",
     "SkillChange",
     "changed_by",
     "changes_since",

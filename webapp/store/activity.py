@@ -57,6 +57,7 @@ KINDS: dict[str, str] = {
     "log.delete": "deleted a context-log entry",
     "log.clear": "cleared the context log",
     "publish": "published the context",
+    "publish.override": "published with failing context tests",
     "label.move": "moved a label to a snapshot",
 }
 

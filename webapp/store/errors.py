@@ -109,3 +109,15 @@ class PublishConflict(Conflict):
         started = f"#{expected_latest}" if expected_latest else "no snapshot"
         StoreError.__init__(self, f"snapshot #{latest} of {agent!r} was published meanwhile; "
                                   f"this publish started from {started} and was not applied")
+
+
+class TestsFailing(ValidationError):
+    """A publish refused because context tests fail (`failures`: scenario, name, message
+    of each); an admin may publish anyway with a note (`store.publish`'s `override`)."""
+
+    def __init__(self, failures: list[dict[str, str]]):
+        self.failures = failures
+        shown = "; ".join(f"{f['scenario']} › {f['name']}: {f['message']}" for f in failures[:5])
+        more = f" (and {len(failures) - 5} more)" if len(failures) > 5 else ""
+        super().__init__([("tests", f"{len(failures)} context test"
+                                    f"{'s' * (len(failures) != 1)} fail: {shown}{more}")])

@@ -28,7 +28,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from webapp import api_models, models
+from webapp import api_models, context_tests, models
 from webapp.models import utcnow
 from webapp.pipeline import (
     Workspace,
@@ -42,16 +42,19 @@ from webapp.pipeline import (
 )
 
 from . import rules
+from .accounts import has_role
 from .activity import record
 from .actor import LOCAL, current_actor
 from .agents import AgentRef, get_agent
-from .errors import NotFound, PublishConflict, ValidationError
+from .errors import NotFound, PublishConflict, TestsFailing, ValidationError
 from .labels import PRODUCTION, label_problem, point_at
 from .skills import list_skills
 from .transactions import change, rows
 from .webhooks import enqueue, published_data
 from .workspaces import workspace_with
 
+#: The role that may publish while context tests fail, with a note.
+ADMIN = "admin"
 #: The bundle sections whose items `changes_since` compares by name.
 ITEM_SECTIONS = ("tools", "variables", "scenarios")
 
@@ -68,7 +71,7 @@ def digest_of(text: str) -> str:
 
 def current_digest(session: Session, agent: AgentRef) -> str:
     """The digest of the agent's workspace as it is now (the draft)."""
-    text, _ = _current(session, get_agent(session, agent))
+    text, _, _ = _current(session, get_agent(session, agent))
     return digest_of(text)
 
 
@@ -131,20 +134,32 @@ def has_unpublished_changes(session: Session, agent: AgentRef) -> bool:
 
 @change
 def publish(session: Session, agent: AgentRef, note: str, expected_latest: int,
-            label: str | None = PRODUCTION) -> models.PublishedSnapshot:
+            label: str | None = PRODUCTION, *, override: str | None = None
+            ) -> models.PublishedSnapshot:
     """Publish the workspace as it is now as the next snapshot, by `current_actor()`, and
-    point `label` at it (None: no label moves).
+    point `label` at it (None: no label moves). Its context tests run first; the snapshot
+    keeps their results.
 
     Raises:
+        TestsFailing: a context test fails and no admin `override` note was given.
         PublishConflict: the latest snapshot is no longer `expected_latest` (0: none).
         ValidationError: the note cannot be stored, or nothing changed since the latest
             snapshot (same digest); `label` is not a label's name, or moving it needs a
-            role the actor lacks (`labels.point_at`).
+            role the actor lacks (`labels.point_at`); an override by a non-admin or
+            without a note.
     """
     row = get_agent(session, agent)
-    text, versions = _current(session, row)
+    text, versions, workspace = _current(session, row)
+    tests = context_tests.run(workspace).to_dict()
+    if tests["failed"]:
+        _allow_override(session, override, tests["failures"])
+        tests["override"] = {"by": current_actor() or LOCAL, "note": (override or "").strip()}
     previous = latest_snapshot(session, row)
     snapshot = _append(session, row, text, versions, note, expected_latest, republished=None)
+    snapshot.tests = tests
+    if tests["failed"]:
+        record(session, row, "publish.override", f"#{snapshot.number}",
+               f"{tests['failed']} failing: {tests['override']['note']}")
     if label is not None:
         point_at(session, row, label, snapshot)
     enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
@@ -223,11 +238,29 @@ def snapshot_bundle(session: Session, snapshot: SnapshotRef) -> str:
         models.PublishedSnapshot.id == snapshot.id)) or ""
 
 
-def _current(session: Session, agent: models.Agent) -> tuple[str, dict[str, int]]:
-    """The agent's canonical bundle text now, and the version of each of its skills."""
+def _current(session: Session, agent: models.Agent
+             ) -> tuple[str, dict[str, int], Workspace]:
+    """The agent's canonical bundle text now, the version of each of its skills, and the
+    workspace."""
     skills = list_skills(session, agent)
-    text = canonical_text(workspace_with(session, agent, skills))
-    return text, {skill.d_tag: skill.version for skill in skills}
+    workspace = workspace_with(session, agent, skills)
+    return canonical_text(workspace), {s.d_tag: s.version for s in skills}, workspace
+
+
+def _allow_override(session: Session, override: str | None,
+                    failures: list[dict[str, str]]) -> None:
+    """Refuse a publish with failing tests unless an admin gives a note (the local mode,
+    with no account, is its own admin)."""
+    if override is None:
+        raise TestsFailing(failures)
+    if not override.strip():
+        raise ValidationError([("override", "say why it is published anyway")])
+    actor = current_actor()
+    if actor is not None:
+        user = session.scalar(select(models.User).where(models.User.username == actor))
+        if user is None or not has_role(user.role, ADMIN):
+            raise ValidationError([("override", "publishing with failing context tests "
+                                                "needs the admin role")])
 
 
 def _append(session: Session, agent: models.Agent, text: str, versions: dict[str, int],

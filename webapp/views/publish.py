@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from webapp import models, store
+from webapp import context_tests, models, store
 from webapp.pipeline import Context, Origin, Workspace, assemble
 from webapp.textdiff.lines import Diff, DiffLine, diff_lines
 
@@ -202,6 +202,8 @@ class ChangesPage:
     changes: store.Changes | None
     scenarios: list[ScenarioChange]
     unpublished: bool
+    #: The draft's context tests now (the publish gate runs the same).
+    tests: context_tests.TestRun | None = None
 
     @property
     def latest_number(self) -> int:
@@ -227,7 +229,8 @@ def changes_page(session: Session, agent: str) -> ChangesPage:
         changes = store.changes_since(session, agent, latest.number)
         scenarios = scenario_changes(store.snapshot_workspace(latest),
                                      store.load_workspace(session, agent))
-    return ChangesPage(latest, snapshots, changes, scenarios, unpublished)
+    tests = context_tests.run(store.load_workspace(session, agent)) if unpublished else None
+    return ChangesPage(latest, snapshots, changes, scenarios, unpublished, tests)
 
 
 def scenario_panel(session: Session, agent: str, name: str | None

@@ -47,10 +47,15 @@ def publish(agent: str) -> Response:
     note = request.form.get("note", "")
     label = request.form.get("label", "").strip() or store.labels.PRODUCTION
     expected = whole_number(request.form.get("expected_latest"), "expected_latest")
+    override = request.form.get("override") if "override" in request.form else None
     try:
-        snapshot = store.publish(get_session(), agent, note, expected, label=label)
+        snapshot = store.publish(get_session(), agent, note, expected, label=label,
+                                 override=override)
     except store.PublishConflict as exc:
         return changes_response(agent, 409, note=note, label=label, conflict=exc)
+    except store.TestsFailing as exc:
+        return changes_response(agent, 422, note=note, label=label, errors=exc.errors,
+                                failing=exc.failures)
     except store.ValidationError as exc:
         return changes_response(agent, 422, note=note, label=label, errors=exc.errors)
     return done(f"Published snapshot #{snapshot.number}. The label {label} points at it.",
