@@ -13,7 +13,7 @@ from typing import Any
 
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
-from webapp.pipeline import Context, TestResult, Workspace, run_tests
+from webapp.pipeline import Context, TestResult, Workspace, assemble, run_tests, skills_in
 from webapp.tokens import count_tokens
 
 
@@ -46,6 +46,17 @@ def run(workspace: Workspace, scenario: str | None = None,
     """The tests of every scenario of `workspace` (or of `scenario`), built-ins included."""
     return TestRun(tuple(run_tests(workspace, lambda text: count_tokens(text).n,
                                    scenario=scenario, contexts=contexts)))
+
+
+def run_for_skill(workspace: Workspace, d_tag: str) -> TestRun:
+    """The tests of every scenario whose context holds skill `d_tag` (the editor's Tests
+    tab), each scenario assembled once."""
+    results: list[TestResult] = []
+    for sc in workspace.scenarios:
+        context = assemble(workspace, sc)
+        if d_tag in skills_in(context):
+            results += run(workspace, sc.name, {sc.name: context}).results
+    return TestRun(tuple(results))
 
 
 def approve(workspace: Workspace, scenario: str, index: int, entry: str, by: str | None

@@ -26,7 +26,8 @@ def seed(app: Any) -> dict[str, str]:
         # A webhook told of a snapshot, and a change since, so the Changes page has diffs
         # to show and the delivery log messages.
         store.webhooks.add_webhook(session, AGENT, "https://hooks.example.com/in")
-        store.publish(session, AGENT, "swept", expected_latest=0)
+        store.publish(session, AGENT, "swept", expected_latest=0,
+                      override="the demo keeps a known problem to show")
         first = workspace.skills[0]
         store.save_skill(session, AGENT, first.d_tag, expected_version=1,
                          content=first.content + "\nChanged since published.\n")

@@ -42,6 +42,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("api.snapshot", "GET"): API_KEY,
     ("api.assemble", "POST"): API_KEY,
     ("api.log", "POST"): API_KEY,
+    ("editor.approve_test", "POST"): AUTHOR,
     ("api.openapi", "GET"): ANYONE,
     ("api_keys.index", "GET"): ADMIN,
     ("api_keys.create", "POST"): ADMIN,

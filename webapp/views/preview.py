@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from webapp import context_tests
 from webapp.budget import Budget, budget_of, budget_problem
 from webapp.lru import LRU
 from webapp.pipeline import (
@@ -25,6 +26,7 @@ from webapp.pipeline import (
     Diagnostic,
     PreviewTarget,
     Skill,
+    TestResult,
     Workspace,
     assemble,
     count_severities,
@@ -125,6 +127,8 @@ class Preview:
     total_tokens: TokenCount
     trigger: str
     budget: Budget
+    #: The tests of every scenario whose context holds the skill, run on the draft.
+    tests: context_tests.TestRun = context_tests.TestRun(())
 
     # The diffs are made when a shown tab asks for them: a keystroke's answer carries one
     # tab, and a long draft's diffs cost seconds (every line a `DiffLine`).
@@ -283,7 +287,31 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         total_tokens=tokens,
         trigger=context.trigger,
         budget=budget,
+        tests=context_tests.run_for_skill(drafted, draft.d_tag),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TestRow:
+    """A test as the Tests tab shows it: the result, and for a failed text its diff."""
+
+    result: TestResult
+    diff: Diff | None
+    snapshot: bool  # a snapshot test: Approve the new output
+
+
+def test_rows(preview: Preview, workspace: Workspace) -> dict[str, list[TestRow]]:
+    """The Tests tab's rows, by scenario in order."""
+    rows: dict[str, list[TestRow]] = {}
+    for result in preview.tests.results:
+        sc = workspace.scenarios_by_name.get(result.scenario)
+        is_snapshot = (result.index is not None and sc is not None
+                       and isinstance(sc.expect[result.index], dict)
+                       and "snapshot" in sc.expect[result.index])
+        diff = (diff_lines(result.expected, result.actual, limit=SHOWN_ROWS)
+                if not result.passed and (result.expected or result.actual) else None)
+        rows.setdefault(result.scenario, []).append(TestRow(result, diff, is_snapshot))
+    return rows
 
 
 def severity_counts(problems: Iterable[Diagnostic]) -> dict[str, int]:

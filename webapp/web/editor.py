@@ -25,9 +25,9 @@ from flask import (
     url_for,
 )
 
-from webapp import store
+from webapp import context_tests, store
 from webapp.db import get_session
-from webapp.pipeline import Skill, Workspace, find_skills, resolvable_names
+from webapp.pipeline import Skill, Workspace, assemble, find_skills, resolvable_names
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
 from webapp.views.panels import LARGE_PAGE, shown_panels
@@ -39,6 +39,8 @@ from webapp.views.preview import (
     preview_models,
     problem_counts,
     run_followed,
+    test_rows,
+    with_draft,
 )
 from webapp.views.wording import counted
 
@@ -257,6 +259,31 @@ def append_log(agent: str, d_tag: str) -> Response:
                                                   appended=appended))
 
 
+@bp.post("/agents/<agent>/skills/<path:d_tag>/tests/approve")
+@requires("author")
+def approve_test(agent: str, d_tag: str) -> Response:
+    """Approve the new output: a snapshot test of a scenario stores the context-log entry
+    the draft assembles for it (who, when); the preview comes back with it passing."""
+    session = get_session()
+    row = store.get_skill(session, agent, d_tag)
+    data, from_form = request_data()
+    form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
+    workspace = store.load_workspace(session, agent)
+    scenario = workspace.scenarios_by_name.get(str(data.get("test_scenario", "")))
+    index_text = str(data.get("test_index", ""))
+    index = int(index_text) if index_text.isdigit() and len(index_text) <= 6 else -1
+    if (scenario is None or not 0 <= index < len(scenario.expect) or form.errors
+            or "snapshot" not in scenario.expect[index]):
+        abort(422, description="no such snapshot test, or a draft that cannot be previewed")
+    drafted = with_draft(workspace, dataclasses.replace(form.draft, d_tag=d_tag))
+    entry = assemble(drafted, scenario).log_entry
+    expect = context_tests.approve(workspace, scenario.name, index, entry,
+                                   store.current_actor())
+    store.update_scenario(session, agent, scenario.name, expect=expect)
+    return editor_response(agent, form.version or row.version, form.draft, data,
+                           fragment="_preview.html", dirty=True)
+
+
 # -- helpers
 
 #: The header `app.js` sends with Ctrl/Cmd+S: a save that succeeds answers with JSON
@@ -317,6 +344,7 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
         "preview": preview,
+        "test_rows": test_rows(preview, workspace),
         "editor_names": None if no_list else names_data(
             resolvable_names(workspace, preview.target.scenario), skill_link(agent, args)),
         "editor_diagnostics": diagnostics_data(preview.problems, preview.d_tag,

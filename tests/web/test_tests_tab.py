@@ -1,0 +1,97 @@
+"""The editor's Tests tab: the tests of every scenario whose context holds the skill, run
+on the draft, with pass/fail counts in the tab's badge, a failing test's message and diff,
+Approve the new output for a snapshot; and the scenario form that holds the tests."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from tests.support.pages import HTMX
+from webapp import db, store
+from webapp.pipeline import assemble
+
+SCENARIO = "admin asks about mentions"
+
+
+@pytest.fixture
+def tested(app, simon) -> str:
+    """Simon's first scenario with a passing test and a snapshot test of today's output."""
+    with app.app_context():
+        session = db.get_session()
+        workspace = store.load_workspace(session, simon)
+        entry = assemble(workspace, workspace.scenarios_by_name[SCENARIO]).log_entry
+        store.update_scenario(session, simon, SCENARIO, expect=[
+            {"contains": "Simon", "in": "system", "name": "names the agent"},
+            {"snapshot": entry, "name": "approved context"}])
+    return simon
+
+
+def draft(client, csrf, agent: str, extra: str = ""):
+    """The preview of chat with `extra` typed at its end, the Tests tab open."""
+    return client.post(f"/agents/{agent}/skills/chat/preview", headers=HTMX,
+                       data={"csrf_token": csrf, **_draft_fields(client, agent, extra)})
+
+
+def test_the_tab_shows_the_tests_and_counts_them(client, csrf, tested):
+    answer = draft(client, csrf, tested)
+    assert answer.status_code == 200
+    assert 'id="tab-tests"' in answer.text and "✓ 5" in answer.text
+    assert "names the agent" in answer.text and "Open the scenario" in answer.text
+
+
+def test_typing_a_change_fails_the_snapshot_and_approving_passes_it(app, client, csrf, tested):
+    changed = draft(client, csrf, tested, "\nA new promise.\n")
+    assert "1 failed" in changed.text and "approved context" in changed.text
+    assert "the context-log entry is not the approved one" in changed.text
+    assert re.search(r'<tr class="line-add">.*?A new promise\.', changed.text, re.DOTALL)
+    assert "Approve the new output" in changed.text
+    approved = client.post(f"/agents/{tested}/skills/chat/tests/approve", headers=HTMX,
+                           data={"csrf_token": csrf, "test_scenario": SCENARIO,
+                                 "test_index": "1",
+                                 **_draft_fields(client, tested, "\nA new promise.\n")})
+    assert approved.status_code == 200 and "0 failed" in approved.text
+    with app.app_context():
+        expect = store.get_scenario(db.get_session(), tested, SCENARIO).expect
+        assert "A new promise." in expect[1]["snapshot"]
+        assert expect[1]["approved"]["by"] == "local"
+
+
+def test_approving_nothing_is_a_422(client, csrf, tested):
+    fields = _draft_fields(client, tested, "")
+    for index in ("9", "x", "0"):  # none, not a number, not a snapshot test
+        answer = client.post(f"/agents/{tested}/skills/chat/tests/approve", data={
+            "csrf_token": csrf, "test_scenario": SCENARIO, "test_index": index, **fields})
+        assert answer.status_code == 422
+    answer = client.post(f"/agents/{tested}/skills/chat/tests/approve", data={
+        "csrf_token": csrf, "test_scenario": "nope", "test_index": "0", **fields})
+    assert answer.status_code == 422
+
+
+def test_the_scenario_form_saves_tests_and_refuses_a_bad_one(app, client, csrf, simon):
+    url = f"/agents/{simon}/scenarios/{SCENARIO}"
+    page = client.get(url).text
+    assert 'name="expect"' in page
+    refused = client.post(url, data={"csrf_token": csrf, "expect": '[{"regex": "("}]'})
+    assert refused.status_code == 422 and "is not a pattern RE2 accepts" in refused.text
+    saved = client.post(url, data={"csrf_token": csrf,
+                                   "expect": '[{"not_contains": "{{", "name": "no raw"}]'})
+    assert saved.status_code == 303
+    with app.app_context():
+        assert store.get_scenario(db.get_session(), simon, SCENARIO).expect == [
+            {"not_contains": "{{", "name": "no raw"}]
+    assert '{"not_contains": "{{", "name": "no raw"}' in client.get(url).text.replace(
+        "&#34;", '"')
+
+
+def _draft_fields(client, agent: str, extra: str) -> dict[str, str]:
+    """The editor form's fields for chat as saved, with `extra` typed at its end."""
+    page = client.get(f"/agents/{agent}/skills/chat").text
+    content = re.search(r'<textarea[^>]*name="content"[^>]*>\n?(.*?)</textarea>', page,
+                        re.DOTALL)[1]
+    version = re.search(r'name="version" value="(\d+)"', page)[1]
+    return {"content": unescape(content) + extra, "version": version, "name": "chat",
+            "d_tag": "chat", "triggers": "dm", "enabled": "on", "shown": "tests",
+            "scenario": SCENARIO}
