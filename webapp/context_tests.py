@@ -43,9 +43,11 @@ class TestRun:
 
 def run(workspace: Workspace, scenario: str | None = None,
         contexts: dict[str, Context] | None = None) -> TestRun:
-    """The tests of every scenario of `workspace` (or of `scenario`), built-ins included."""
+    """The tests of every scenario of `workspace` (or of `scenario`), with the built-in
+    ones unless the agent switched them off."""
     return TestRun(tuple(run_tests(workspace, lambda text: count_tokens(text).n,
-                                   scenario=scenario, contexts=contexts)))
+                                   scenario=scenario, contexts=contexts,
+                                   builtin=workspace.agent.builtin_tests)))
 
 
 def run_for_skill(workspace: Workspace, d_tag: str) -> TestRun:

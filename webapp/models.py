@@ -83,6 +83,8 @@ class Agent(Base):
     model: Mapped[str] = mapped_column(String(MODEL_LENGTH), default="gpt-4o",
                                        server_default="gpt-4o")
     context_window: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Whether its scenarios get the built-in context tests too.
+    builtin_tests: Mapped[bool] = mapped_column(default=True, server_default="1")
     #: Set while the agent is in the trash; it keeps its name, so a restore never collides.
     deleted_at: Mapped[datetime | None]
 

@@ -1,4 +1,5 @@
-"""Context tests: a scenario's expectations, and the test results a snapshot keeps.
+"""Context tests: a scenario's expectations, whether an agent runs the built-in ones, and
+the test results a snapshot keeps.
 
 Revision ID: 0013
 Revises: 0012
@@ -20,6 +21,9 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table('scenarios') as batch:
         batch.add_column(sa.Column('expect', sa.JSON(), nullable=True))
+    with op.batch_alter_table('agents') as batch:
+        batch.add_column(sa.Column('builtin_tests', sa.Boolean(), nullable=False,
+                                   server_default='1'))  # a literal: SQLite adds it in place
     with op.batch_alter_table('published_snapshots') as batch:
         batch.add_column(sa.Column('tests', sa.JSON(), nullable=True))
 
@@ -27,5 +31,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table('published_snapshots') as batch:
         batch.drop_column('tests')
+    with op.batch_alter_table('agents') as batch:
+        batch.drop_column('builtin_tests')
     with op.batch_alter_table('scenarios') as batch:
         batch.drop_column('expect')

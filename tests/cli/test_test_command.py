@@ -94,3 +94,13 @@ def test_a_bundle_with_a_bad_test_exits_2_naming_it(tmp_path):
     result = run("test", "--bundle", str(bad))
     assert result.exit_code == 2
     assert "expect[0].regex: is not a pattern RE2 accepts: missing )" in result.stderr
+
+
+def test_an_agent_may_switch_the_built_in_tests_off(bundle):
+    data = json.loads(bundle.read_text(encoding="utf-8"))
+    data["agent"]["builtin_tests"] = False
+    bundle.write_text(json.dumps(data), encoding="utf-8")
+    result = run("test", "--bundle", str(bundle))
+    assert result.stdout.splitlines()[-1] == "2 passed, 1 failed"
+    assert "no error diagnostics" not in result.stdout
+    assert load_bundle(str(bundle)).agent.builtin_tests is False

@@ -95,3 +95,17 @@ def _draft_fields(client, agent: str, extra: str) -> dict[str, str]:
     return {"content": unescape(content) + extra, "version": version, "name": "chat",
             "d_tag": "chat", "triggers": "dm", "enabled": "on", "shown": "tests",
             "scenario": SCENARIO}
+
+
+def test_the_settings_switch_the_built_in_tests(app, client, csrf, simon):
+    page = client.get(f"/agents/{simon}/settings").text
+    assert re.search(r'name="builtin_tests" checked', page)
+    form = {"csrf_token": csrf, "name": simon, "title": "{name}", "message_mode": "grouped",
+            "max_array_items": "8", "model": "gpt-4o", "context_window": "0"}
+    assert client.post(f"/agents/{simon}/settings", data=form).status_code == 303
+    with app.app_context():
+        assert store.get_agent(db.get_session(), simon).builtin_tests is False
+        exported = store.export_bundle(db.get_session(), simon)
+        assert exported["agent"]["builtin_tests"] is False
+    assert not re.search(r'name="builtin_tests" checked',
+                         client.get(f"/agents/{simon}/settings").text)

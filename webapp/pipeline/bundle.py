@@ -261,7 +261,8 @@ class _Checker:
 
     def agent(self, value: Any, path: str) -> Agent:
         data = self.obj(value, path, ("name", "title", "message_mode", "max_array_items",
-                                      "history_labels", "model", "context_window"))
+                                      "history_labels", "model", "context_window",
+                                      "builtin_tests"))
         if data is None:
             return Agent(name="")
         mode = self.string(data, "message_mode", path, "grouped")
@@ -282,6 +283,7 @@ class _Checker:
             history_labels=dict(labels),
             model=self.string(data, "model", path, DEFAULT_MODEL),
             context_window=self.integer(data, "context_window", path, 0),
+            builtin_tests=self.boolean(data, "builtin_tests", path, True),
         )
 
     def skill(self, value: Any, path: str) -> Skill | None:

@@ -13,19 +13,23 @@ from .workspace import BUNDLE_FORMAT, Scenario, Skill, Tool, Variable, Workspace
 
 
 def dump_bundle(workspace: Workspace) -> dict[str, Any]:
-    """Return the bundle dict of `workspace`; every key is written, defaults included."""
+    """Return the bundle dict of `workspace`; every key is written, defaults included, but
+    those added since bundles were first published (`builtin_tests` when true, a
+    scenario's empty `expect`): a workspace that uses none has the text, and so the
+    digest, it had before they existed."""
     agent = workspace.agent
+    settings = {
+        "name": agent.name,
+        "title": agent.title,
+        "message_mode": agent.message_mode,
+        "max_array_items": agent.max_array_items,
+        "history_labels": dict(agent.history_labels),
+        "model": agent.model,
+        "context_window": agent.context_window,
+    }
     return {
         "format": BUNDLE_FORMAT,
-        "agent": {
-            "name": agent.name,
-            "title": agent.title,
-            "message_mode": agent.message_mode,
-            "max_array_items": agent.max_array_items,
-            "history_labels": dict(agent.history_labels),
-            "model": agent.model,
-            "context_window": agent.context_window,
-        },
+        "agent": settings if agent.builtin_tests else {**settings, "builtin_tests": False},
         "skills": [dump_skill(s) for s in workspace.skills],
         "tools": [dump_tool(t) for t in workspace.tools],
         "variables": [dump_variable(v) for v in workspace.variables],

@@ -57,6 +57,9 @@ class Agent:
     #: model's own, from `MODEL_WINDOWS`); the assembly does not read them.
     model: str = DEFAULT_MODEL
     context_window: int = 0
+    #: Whether every scenario also gets the built-in context tests
+    #: (`expectations.builtin_checks`).
+    builtin_tests: bool = True
 
     @property
     def window(self) -> int:

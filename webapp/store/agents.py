@@ -72,13 +72,14 @@ def taken_agent(session: Session, name: str) -> models.Agent | None:
 
 def agent_fields(name: str, title: str = "{name}", message_mode: str = "grouped",
                  max_array_items: int = 8, history_labels: Mapping[str, str] | None = None,
-                 model: str = DEFAULT_MODEL, context_window: int = 0) -> dict[str, Any]:
+                 model: str = DEFAULT_MODEL, context_window: int = 0,
+                 builtin_tests: bool = True) -> dict[str, Any]:
     """An agent's fields with the defaults filled in (not checked)."""
     return {"name": name, "title": title, "message_mode": message_mode,
             "max_array_items": max_array_items,
             "history_labels": dict(DEFAULT_HISTORY_LABELS if history_labels is None
                                    else history_labels),
-            "model": model, "context_window": context_window}
+            "model": model, "context_window": context_window, "builtin_tests": builtin_tests}
 
 
 def _taken(name: str, row: models.Agent | None = None) -> str:
@@ -115,7 +116,7 @@ def insert_agent(session: Session, fields: dict[str, Any]) -> models.Agent:
 @change
 def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Agent:
     """Change any of an agent's fields (`agent_fields`): `name`, `title`, `message_mode`,
-    `max_array_items`, `history_labels`, `model`, `context_window`."""
+    `max_array_items`, `history_labels`, `model`, `context_window`, `builtin_tests`."""
     row = get_agent(session, agent)
     fields = {key: getattr(row, key) for key in agent_fields(row.name)}
     apply_changes(fields, changes)

@@ -15,7 +15,8 @@ def agent_of(row: models.Agent) -> Agent:
     """The pipeline `Agent` of an agent row."""
     return Agent(name=row.name, title=row.title, message_mode=row.message_mode,
                  max_array_items=row.max_array_items, history_labels=dict(row.history_labels),
-                 model=row.model, context_window=row.context_window)
+                 model=row.model, context_window=row.context_window,
+                 builtin_tests=row.builtin_tests)
 
 
 def skill_of(row: models.Skill | models.SkillRevision) -> Skill:

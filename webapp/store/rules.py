@@ -160,7 +160,8 @@ def same_name(name: str, names: Iterable[str]) -> str | None:
 #: so it is refused (`d_tag_route_problem`). The web layer's routes are checked against
 #: this table by a test (tests/store/test_rules.py), so a new sub-route is added here too.
 SKILL_SUB_ROUTES = ("preview", "enabled", "move", "log", "duplicate", "history",
-                    "history/<id>", "history/<id>/restore", "delete", "restore", "export")
+                    "history/<id>", "history/<id>/restore", "delete", "restore", "export",
+                    "tests/approve")
 # `\d` as Werkzeug's number converter reads it (any Unicode digit).
 _SUB_ROUTE = re.compile("/(?:" + "|".join(
     re.escape(route).replace(re.escape("<id>"), r"\d+") for route in SKILL_SUB_ROUTES) + r")\Z")

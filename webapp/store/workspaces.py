@@ -88,7 +88,7 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     source = workspace.agent
     fields = agent_fields(agent_name or source.name, source.title, source.message_mode,
                           source.max_array_items, source.history_labels, source.model,
-                          source.context_window)
+                          source.context_window, source.builtin_tests)
     existing = find_agent(session, fields["name"])
     lookalike = taken_agent(session, fields["name"]) if existing is None else None
     if lookalike is not None:

@@ -76,7 +76,7 @@ class AgentForm:
         labels = dict(DEFAULT_HISTORY_LABELS)
         return cls({"name": "", "title": "{name}", "message_mode": "grouped",
                     "max_array_items": "8", "model": DEFAULT_MODEL, "context_window": "0",
-                    **_label_values(labels)})
+                    "builtin_tests": "on", **_label_values(labels)})
 
     @classmethod
     def of(cls, agent: models.Agent) -> AgentForm:
@@ -85,6 +85,7 @@ class AgentForm:
                     "message_mode": agent.message_mode,
                     "max_array_items": str(agent.max_array_items), "model": agent.model,
                     "context_window": str(agent.context_window),
+                    "builtin_tests": "on" if agent.builtin_tests else "",
                     **_label_values(agent.history_labels)})
 
     @property
@@ -116,7 +117,8 @@ def parse_agent_form(data: Mapping[str, Any]) -> AgentForm:
                                                     "context_window")}
     labels = {key: str(value) for key, value in data.items()
               if key.startswith(_LABEL_PREFIX) and len(key) > len(_LABEL_PREFIX)}
-    form = AgentForm({**text, **labels})
+    form = AgentForm({**text, "builtin_tests": "on" if data.get("builtin_tests") else "",
+                      **labels})
     limit, problem = store.parse_integer("max_array_items", text["max_array_items"])
     if problem:
         form.errors["max_array_items"] = problem
@@ -127,6 +129,7 @@ def parse_agent_form(data: Mapping[str, Any]) -> AgentForm:
         "name": text["name"], "title": text["title"], "message_mode": text["message_mode"],
         "max_array_items": limit, "model": text["model"].strip() or DEFAULT_MODEL,
         "context_window": window,
+        "builtin_tests": bool(data.get("builtin_tests")),
         "history_labels": {key.removeprefix(_LABEL_PREFIX): value
                            for key, value in labels.items() if value.strip()},
     }
