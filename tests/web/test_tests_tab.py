@@ -109,3 +109,15 @@ def test_the_settings_switch_the_built_in_tests(app, client, csrf, simon):
         assert exported["agent"]["builtin_tests"] is False
     assert not re.search(r'name="builtin_tests" checked',
                          client.get(f"/agents/{simon}/settings").text)
+
+
+def test_the_agent_preview_shows_the_draft_beside_the_published(app, client, tested):
+    with app.app_context():
+        store.publish(db.get_session(), tested, "", 0)
+        chat = store.get_skill(db.get_session(), tested, "chat")
+        store.save_skill(db.get_session(), tested, "chat", expected_version=chat.version,
+                         content=chat.content + "\nUnreviewed.\n")
+    page = client.get(f"/agents/{tested}/preview").text
+    panel = page[page.index('id="panel-tests"'):]
+    assert "Draft: 4 passed, 1 failed" in panel and "Published #1: 5 passed, 0 failed" in panel
+    assert 'id="tab-tests"' in page

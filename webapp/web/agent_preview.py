@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, g, request, url_for
 
-from webapp import store
+from webapp import context_tests, store
 from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace
 from webapp.views.agent_preview import build, build_comparison, compared
@@ -60,7 +60,18 @@ def show(agent: str) -> Response:
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
-        preview=preview, errors=errors, every_part=request.args.get("parts") == "all")
+        preview=preview, errors=errors, every_part=request.args.get("parts") == "all",
+        tests=agent_tests(agent, workspace))
+
+
+def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:
+    """Every scenario's context tests on the draft, and on the latest snapshot (None when
+    there is none), for the Tests tab."""
+    latest = store.latest_snapshot(get_session(), agent)
+    published = (context_tests.run(store.snapshot_workspace(latest))
+                 if latest is not None else None)
+    return {"draft": context_tests.run(workspace), "published": published,
+            "number": latest.number if latest is not None else None}
 
 
 @bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])
