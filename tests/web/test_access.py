@@ -43,6 +43,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("api.assemble", "POST"): API_KEY,
     ("api.log", "POST"): API_KEY,
     ("editor.approve_test", "POST"): AUTHOR,
+    ("help.tests", "GET"): VIEWER,
     ("api.openapi", "GET"): ANYONE,
     ("api_keys.index", "GET"): ADMIN,
     ("api_keys.create", "POST"): ADMIN,

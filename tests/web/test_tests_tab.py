@@ -121,3 +121,11 @@ def test_the_agent_preview_shows_the_draft_beside_the_published(app, client, tes
     panel = page[page.index('id="panel-tests"'):]
     assert "Draft: 4 passed, 1 failed" in panel and "Published #1: 5 passed, 0 failed" in panel
     assert 'id="tab-tests"' in page
+
+
+def test_the_guide_is_served_and_linked(client, simon):
+    assert 'href="/help/tests"' in client.get("/help").text
+    assert 'href="/help/tests"' in client.get(f"/agents/{simon}/scenarios/{SCENARIO}").text
+    for headers in ({}, HTMX):
+        page = client.get("/help/tests", headers=headers)
+        assert page.status_code == 200 and "Approve the new output" in page.text

@@ -24,6 +24,8 @@ bp = Blueprint("help", __name__)
 GUIDE = DOCS / "SKILLS.md"
 #: The runtime API's reference (linked from the guide's page).
 API_REFERENCE = DOCS / "api.md"
+#: The guide to context tests (linked from the scenario form and the Tests tab).
+TESTS_GUIDE = DOCS / "tests.md"
 
 #: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
 #: one guide and an edited one replaces the entry before it as the least recently used.
@@ -42,6 +44,14 @@ def show() -> Response:
 def api() -> Response:
     """docs/api.md, the runtime API's reference, as a page."""
     return page_or_fragment("help.html", "_help.html", guide=rendered(API_REFERENCE),
+                            reference=True)
+
+
+@bp.get("/help/tests")
+@requires("viewer")
+def tests() -> Response:
+    """docs/tests.md, the guide to context tests, as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(TESTS_GUIDE),
                             reference=True)
 
 
