@@ -5,6 +5,7 @@ The same bytes on every run, so figures are comparable between runs and machines
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -48,6 +49,32 @@ def scale_workspace(n_skills: int, n_tools: int = 50) -> Workspace:
         skills.append(Skill(d_tag=f"skill_{s}", content="\n".join(lines), triggers=("dm",)))
     return Workspace(agent=Agent(name="Bench"), skills=tuple(skills), tools=tools,
                      scenarios=(Scenario(name=SCENARIO, message="hello"),))
+
+
+def tested_workspace(n_skills: int = 200, n_scenarios: int = 20) -> Workspace:
+    """`scale_workspace(n_skills)` with `n_scenarios` scenarios of ten tests each: every
+    kind of check, a snapshot among them (approved from the assembly, so it passes)."""
+    from webapp.pipeline import assemble  # the workspace is built before it is tested
+
+    base = scale_workspace(n_skills)
+    base = dataclasses.replace(base, agent=dataclasses.replace(base.agent,
+                                                               context_window=1_000_000))
+    scenarios = []
+    for i in range(n_scenarios):
+        scenario = Scenario(name=f"scenario {i}", message=f"hello {i}")
+        entry = assemble(dataclasses.replace(base, scenarios=(scenario,)), scenario).log_entry
+        scenarios.append(dataclasses.replace(scenario, expect=(
+            {"contains": "Skill 1", "in": "system"},
+            {"not_contains": "{{"},
+            {"regex": r"^### Part \d+$", "in": "skill:skill_7"},  # bumped under the title
+            {"tokens_at_most": 1_000_000},
+            {"window_share_at_most": 1},
+            {"messages": ["system", "user"]},
+            {"skills": {"include": ["skill_0"], "exclude": ["nothing"]}},
+            {"problems_at_most": "warning"},
+            {"contains": f"hello {i}", "in": "message:1"},
+            {"snapshot": entry})))
+    return dataclasses.replace(base, scenarios=tuple(scenarios))
 
 
 WORDS = ("nostr", "relay", "zap", "note", "key", "agent", "skill", "context", "deploy", "sats",

@@ -39,7 +39,8 @@ from webapp.pipeline import (
     ([{"messages": ["system", "tool"]}], "$[0].messages", "list of roles"),
     ([{"skills": {"only": ["a"]}}], "$[0].skills", "include"),
     ([{"problems_at_most": "fatal"}], "$[0].problems_at_most", "a severity"),
-    ([{"snapshot": "x" * 200_001}], "$[0].snapshot", "200,000"),
+    ([{"not_contains": "x" * 200_001}], "$[0].not_contains", "200,000"),
+    ([{"snapshot": ""}], "$[0].snapshot", "8,000,000"),
     ([{"contains": "a"}] * 201, "$", "at most 200"),
 ])
 def test_a_malformed_expectation_is_a_problem_with_its_place(raw, place, why):

@@ -156,3 +156,18 @@ def test_lines_where_a_test_holds(parts):
     expected = plain(parts)
     assert lines_where(Origins(parts), lambda o: o.kind == "skill") == {
         i for i, o in enumerate(expected) if o.kind == "skill"}
+
+
+def test_spans_cover_every_line_with_its_kind_and_skill():
+    from webapp.pipeline.origins import origin_spans
+
+    builder = OriginsBuilder()
+    builder.extend(Origins.of_skill("a", 3))
+    builder.repeat("variable", "a", 4, "v", 2)
+    builder.extend((Origin("title", None, None, None), Origin("skill", "b", 1, None)))
+    built = builder.build()
+    expanded = [(kind, skill) for start, count, kind, skill in origin_spans(built)
+                for _ in range(count)]
+    assert expanded == [(o.kind, o.skill) for o in built]
+    plain = list(built)
+    assert [(k, s) for _, _, k, s in origin_spans(plain)] == [(o.kind, o.skill) for o in plain]

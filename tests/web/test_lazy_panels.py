@@ -18,6 +18,7 @@ MARKS = {  # what each panel holds when it is rendered
     "diff": "saved → draft",
     "messages": 'class="request-body"',
     "log": '<pre id="log-entry"',
+    "tests": "every scenario that holds",
     "pipeline": '<ol class="stages">',
 }
 

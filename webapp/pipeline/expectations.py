@@ -27,6 +27,7 @@ import re2
 
 from .assemble import assemble
 from .log_entry import comparable_entry
+from .origins import origin_spans
 from .placeholders import find_placeholders
 from .result import SEVERITIES, Context
 from .workspace import Scenario, Tool, Workspace
@@ -39,6 +40,8 @@ UNRESOLVED = "unknown-variable"
 #: The longest pattern, name and text an expectation may hold, and how many a scenario.
 PATTERN_CHARS = 1_000
 TEXT_CHARS = 200_000
+#: An approved context-log entry holds a whole document: as long as an assembly can make.
+SNAPSHOT_CHARS = 8_000_000
 MOST_EXPECTATIONS = 200
 #: Put before each pattern: `^` and `$` match at line ends.
 LINES = "(?m)"
@@ -137,8 +140,9 @@ def _scope_problem(scope: Any) -> str | None:
 
 def _value_problem(check: str, value: Any) -> str | None:
     if check in ("contains", "not_contains", "snapshot"):
-        if not isinstance(value, str) or not value or len(value) > TEXT_CHARS:
-            return f"must be text of 1 to {TEXT_CHARS:,} characters"
+        most = SNAPSHOT_CHARS if check == "snapshot" else TEXT_CHARS
+        if not isinstance(value, str) or not value or len(value) > most:
+            return f"must be text of 1 to {most:,} characters"
     elif check == "regex":
         if not isinstance(value, str) or not value or len(value) > PATTERN_CHARS:
             return f"must be a pattern of 1 to {PATTERN_CHARS:,} characters"
@@ -286,16 +290,16 @@ def scoped_text(context: Context, scope: str) -> str | None:
         index = int(rest)
         return context.messages[index]["content"] if index < len(context.messages) else None
     lines = context.document.split("\n")
-    return "\n".join(line for line, origin in zip(lines, context.provenance, strict=False)
-                     if origin.skill == rest)
+    return "\n".join(line for start, count, _, skill in origin_spans(context.origins)
+                     if skill == rest for line in lines[start:start + count])
 
 
 def skills_in(context: Context) -> list[str]:
     """The d_tags of the skills whose lines the document holds, in document order."""
     seen: dict[str, None] = {}
-    for origin in context.provenance:
-        if origin.skill:  # its own lines, and the values its placeholders put there
-            seen.setdefault(origin.skill, None)
+    for _, _, _, skill in origin_spans(context.origins):
+        if skill:  # its own lines, and the values its placeholders put there
+            seen.setdefault(skill, None)
     return list(seen)
 
 
@@ -365,7 +369,8 @@ def builtin_checks(workspace: Workspace, scenario: Scenario | None, context: Con
 
 
 def _headings(context: Context) -> list[str]:
-    """The author's headings: lines starting with `#` that a skill's text gave."""
-    return [line for line, origin in zip(context.document.split("\n"), context.provenance,
-                                         strict=False)
-            if origin.kind == "skill" and line.startswith("#")]
+    """The author's headings: lines starting with `#` that a skill's text gave (read by
+    runs of origins, not an `Origin` a line)."""
+    lines = context.document.split("\n")
+    return [line for start, count, kind, _ in origin_spans(context.origins) if kind == "skill"
+            for line in lines[start:start + count] if line.startswith("#")]

@@ -96,6 +96,22 @@ class Origins(Sequence[Origin]):
     def __iter__(self) -> Iterator[Origin]:
         return chain.from_iterable(map(_made, self.parts))
 
+    def spans(self) -> Iterator[tuple[int, int, str, str | None]]:
+        """`(first line index, line count, kind, skill)` for each run of lines of one
+        kind and skill, without an `Origin` per line (a context test reads a 100,000-line
+        document's skills this way)."""
+        at = 0
+        for part in self.parts:
+            if type(part[0]) is str:
+                size = _size(part)
+                yield (at, size, "skill", part[0]) if len(part) == 3 else (
+                    at, size, part[0], part[1])
+                at += size
+            else:
+                for origin in part:
+                    yield at, 1, origin.kind, origin.skill
+                    at += 1
+
     def _locate(self, index: int) -> tuple[int, int]:
         """The part line `index` (0 <= index < size) is in, and where that part starts."""
         ends = self._ends
@@ -203,6 +219,13 @@ def with_values(run: tuple[str, int, int], values: Iterable[tuple[int, str, str]
     if count > copied:
         parts.append((skill, first + copied, count - copied))
     return Origins(tuple(parts), count + extra)
+
+
+def origin_spans(origins: Sequence[Origin]) -> Iterator[tuple[int, int, str, str | None]]:
+    """`Origins.spans` of any sequence of origins (a plain one: a span a line)."""
+    if isinstance(origins, Origins):
+        return origins.spans()
+    return ((i, 1, o.kind, o.skill) for i, o in enumerate(origins))
 
 
 class OriginsBuilder:

@@ -39,7 +39,7 @@ PANELS = (
     Panel("messages", "panel-messages"),
     Panel("log", "panel-log"),
     Panel("problems", "panel-problems", lazy=False),
-    Panel("tests", "panel-tests", lazy=False),
+    Panel("tests", "panel-tests"),
     Panel("pipeline:unified", "panel-pipeline"),
     Panel("pipeline:split", "panel-pipeline"),
     Panel("budget", "panel-budget"),

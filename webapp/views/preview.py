@@ -127,8 +127,11 @@ class Preview:
     total_tokens: TokenCount
     trigger: str
     budget: Budget
-    #: The tests of every scenario whose context holds the skill, run on the draft.
-    tests: context_tests.TestRun = context_tests.TestRun(())
+    #: The tests of the scenario the preview follows, run on the draft: the Tests tab's
+    #: badge, on every keystroke.
+    scenario_tests: context_tests.TestRun = context_tests.TestRun(())
+    #: The workspace with the draft in it (the Tests tab runs every scenario on it).
+    drafted: Workspace | None = None
 
     # The diffs are made when a shown tab asks for them: a keystroke's answer carries one
     # tab, and a long draft's diffs cost seconds (every line a `DiffLine`).
@@ -146,6 +149,19 @@ class Preview:
     def messages_diff(self) -> Diff:
         return diff_lines(messages_text(self.saved.messages), messages_text(self.context.messages),
                           limit=SHOWN_ROWS)
+
+    @functools.cached_property
+    def tests(self) -> context_tests.TestRun:
+        """The tests of every scenario whose context holds the skill, run on the draft:
+        made when the Tests tab is open."""
+        if self.drafted is None:
+            return context_tests.TestRun(())
+        return context_tests.run_for_skill(self.drafted, self.d_tag)
+
+    @functools.cached_property
+    def test_rows(self) -> dict[str, list[TestRow]]:
+        """The Tests tab's rows, by scenario in order."""
+        return test_rows(self.tests, self.drafted)
 
     @functools.cached_property
     def stages(self) -> list[StageView]:
@@ -287,7 +303,10 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         total_tokens=tokens,
         trigger=context.trigger,
         budget=budget,
-        tests=context_tests.run_for_skill(drafted, draft.d_tag),
+        scenario_tests=(context_tests.run(drafted, followed.scenario)
+                        if followed.scenario in drafted.scenarios_by_name
+                        else context_tests.TestRun(())),
+        drafted=drafted,
     )
 
 
@@ -300,11 +319,14 @@ class TestRow:
     snapshot: bool  # a snapshot test: Approve the new output
 
 
-def test_rows(preview: Preview, workspace: Workspace) -> dict[str, list[TestRow]]:
-    """The Tests tab's rows, by scenario in order."""
+def test_rows(run: context_tests.TestRun, workspace: Workspace | None
+              ) -> dict[str, list[TestRow]]:
+    """The rows of `run` for the Tests tab, by scenario in order; a snapshot test (of
+    `workspace`'s scenarios) may be approved."""
     rows: dict[str, list[TestRow]] = {}
-    for result in preview.tests.results:
-        sc = workspace.scenarios_by_name.get(result.scenario)
+    scenarios = workspace.scenarios_by_name if workspace is not None else {}
+    for result in run.results:
+        sc = scenarios.get(result.scenario)
         is_snapshot = (result.index is not None and sc is not None
                        and isinstance(sc.expect[result.index], dict)
                        and "snapshot" in sc.expect[result.index])

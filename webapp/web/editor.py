@@ -39,7 +39,6 @@ from webapp.views.preview import (
     preview_models,
     problem_counts,
     run_followed,
-    test_rows,
     with_draft,
 )
 from webapp.views.wording import counted
@@ -344,7 +343,6 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
         "preview": preview,
-        "test_rows": test_rows(preview, workspace),
         "editor_names": None if no_list else names_data(
             resolvable_names(workspace, preview.target.scenario), skill_link(agent, args)),
         "editor_diagnostics": diagnostics_data(preview.problems, preview.d_tag,
