@@ -137,6 +137,17 @@ CASES = {
     "log.delete": Case(lambda s: store.delete_log_entry(s, "demo", 1), "log.delete", "#1",
                        "scenario hello"),
     "log.clear": Case(lambda s: store.clear_log(s, "demo"), "log.clear", "", "entries removed: 1"),
+    "webhook.add": Case(lambda s: store.webhooks.add_webhook(
+        s, "demo", "https://hooks.example.com/in?token=secret"), "webhook.add", "#1",
+        "hooks.example.com"),
+    "webhook.remove": Case(lambda s: store.webhooks.remove_webhook(s, "demo", 1),
+                           "webhook.remove", "#1", "hooks.example.com",
+                           setup=lambda s: store.webhooks.add_webhook(
+                               s, "demo", "https://hooks.example.com/in")),
+    "webhook.toggle": Case(lambda s: store.webhooks.set_active(s, "demo", 1, False),
+                           "webhook.toggle", "#1", "paused",
+                           setup=lambda s: store.webhooks.add_webhook(
+                               s, "demo", "https://hooks.example.com/in")),
 }
 
 

@@ -59,6 +59,9 @@ KINDS: dict[str, str] = {
     "publish": "published the context",
     "publish.override": "published with failing context tests",
     "label.move": "moved a label to a snapshot",
+    "webhook.add": "added a webhook",
+    "webhook.remove": "removed a webhook",
+    "webhook.toggle": "paused or resumed a webhook",
 }
 
 #: The groups a filter may ask for as a whole (`skill` is every `skill.*` kind).

@@ -34,6 +34,7 @@ from webapp import api_models, models
 from webapp.models import utcnow
 from webapp.pipeline import excerpt
 
+from .activity import record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, ValidationError
@@ -153,6 +154,7 @@ def add_webhook(session: Session, agent: AgentRef, url: str,
         secret=secret, active=True, created_by=current_actor(), created_at=utcnow())
     session.add(webhook)
     session.flush()
+    record(session, row, "webhook.add", f"#{webhook.id}", _host(url))
     return NewWebhook(webhook, secret)
 
 
@@ -160,6 +162,8 @@ def add_webhook(session: Session, agent: AgentRef, url: str,
 def remove_webhook(session: Session, agent: AgentRef, webhook_id: int) -> api_models.Webhook:
     """Remove a webhook, with its messages and their tries; raises `NotFound`."""
     webhook = get_webhook(session, agent, webhook_id)
+    record(session, get_agent(session, agent), "webhook.remove", f"#{webhook.id}",
+           _host(webhook.url))
     session.delete(webhook)
     return webhook
 
@@ -169,7 +173,10 @@ def set_active(session: Session, agent: AgentRef, webhook_id: int, active: bool
                ) -> api_models.Webhook:
     """Pause (False) or resume a webhook: a paused one is told of nothing new."""
     webhook = get_webhook(session, agent, webhook_id)
-    webhook.active = active
+    if webhook.active != active:
+        webhook.active = active
+        record(session, get_agent(session, agent), "webhook.toggle", f"#{webhook.id}",
+               "resumed" if active else "paused")
     return webhook
 
 
@@ -300,6 +307,11 @@ def moved_data(agent: models.Agent, label: str, snapshot: models.PublishedSnapsh
     return {"agent": agent.name, "label": label, "snapshot": _snapshot(snapshot),
             "previous": _snapshot(previous) if previous is not None else None,
             "by": current_actor()}
+
+
+def _host(url: str) -> str:
+    """What the activity list says of a URL: its host (a path or query may hold a token)."""
+    return urlsplit(url).hostname or ""
 
 
 def _snapshot(snapshot: models.PublishedSnapshot) -> dict[str, Any]:
