@@ -22,6 +22,7 @@ import base64
 import ipaddress
 import os
 import secrets
+import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -107,9 +108,23 @@ def url_problem(url: str) -> str | None:
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
         return None if private_allowed() else f"{host} is not a public host"
     try:
-        return address_problem(host)
+        return address_problem(_numeric_host(host))
     except ValueError:
         return None  # a name: checked again when it is resolved for each try
+
+
+def _numeric_host(host: str) -> str:
+    """`host` as an IP address when it is one, legacy IPv4 forms included (`127.1`,
+    `0x7f.0.0.1`, `2130706433`, which resolvers accept); raises `ValueError` for a name."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        if not host or not all(c in "0123456789abcdefx." for c in host):
+            raise
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            raise ValueError(host) from None
 
 
 def list_webhooks(session: Session, agent: AgentRef) -> list[api_models.Webhook]:
