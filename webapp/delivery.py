@@ -80,7 +80,7 @@ def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
         excerpt = answer.read(api_models.EXCERPT_LENGTH).decode("utf-8", "replace")
         return answer.status, excerpt
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        if not timer.is_alive():
+        if isinstance(exc, TimeoutError) or not timer.is_alive():  # either deadline
             return None, f"no answer within {TIMEOUT_SECONDS} s"
         return None, f"{type(exc).__name__}: {exc}"[:api_models.EXCERPT_LENGTH]
     finally:

@@ -37,7 +37,7 @@ NAME_LENGTH = 200
 MODEL_LENGTH = 100
 #: The Agent Skills format's limit for a skill's `description`.
 DESCRIPTION_LENGTH = 1024
-#: A context-log entry's `source`: `draft` or `published N`.
+#: A context-log entry's `source`: `draft`, `published N` or `runtime`.
 SOURCE_LENGTH = 40
 
 
@@ -272,11 +272,8 @@ class ContextLogEntry(Base):
     info_count: Mapped[int] = mapped_column(Integer, default=0)
     #: The username that appended the entry, None in the local mode.
     author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
-
-
-    #: What the context was assembled from: `draft` (the workspace as it is),
-    #: `published N` (snapshot N) or `runtime` (reported by a running agent); entries
-    #: logged before snapshots existed were drafts.
+    #: What the context was assembled from: `draft` (the workspace), `published N` or
+    #: `runtime` (a running agent's report); entries older than snapshots were drafts.
     source: Mapped[str] = mapped_column(String(SOURCE_LENGTH), default="draft",
                                         server_default="draft")
     #: For a `runtime` entry (what a running agent reported it sent): whether it matches

@@ -11,7 +11,7 @@ from tests.support.browser import content_editor, editor_has_focus
 pytestmark = pytest.mark.browser
 
 EDITOR = "/agents/Simon/skills/chat"
-TAB_NAMES = ["Document", "Diff", "Messages", "Log", "Problems", "Pipeline"]
+TAB_NAMES = ["Document", "Diff", "Messages", "Log", "Problems", "Tests", "Pipeline"]
 
 
 @pytest.fixture
@@ -110,7 +110,8 @@ def test_preview_tabs_are_aria_tabs(page_at, live_server):
     page = page_at(live_server + EDITOR)
     tablist = page.get_by_role("tablist", name="Preview tabs")
     tabs = tablist.get_by_role("tab")
-    assert [name.split("\n")[0].strip() for name in tabs.all_inner_texts()] == TAB_NAMES
+    # Each tab's name is its first word; a badge (Problems, Tests) may follow it.
+    assert [text.split()[0] for text in tabs.all_inner_texts()] == TAB_NAMES
     for name in TAB_NAMES:
         expect(page.get_by_role("tab", name=name, exact=True)).to_have_count(1)
 

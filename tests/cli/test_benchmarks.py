@@ -30,6 +30,10 @@ def test_the_quick_benchmark_prints_the_pipeline_and_json_rows():
         "scale: 100 skills of 2 KB, 50 tools",
         "json_to_markdown / json.loads, 200 KB, max 8 items",
         "json_to_markdown / json.loads, 200 KB, every item",
+        "tests: a keystroke's tests (the badge: one scenario), 50 skills, 5 scenarios x 10 tests"
+        " (median)",
+        "tests: the open Tests tab, every scenario, 50 skills, 5 scenarios x 10 tests (median)",
+        "tests: skill-editor test --bundle, 50 skills, 5 scenarios x 10 tests, whole command",
     ]
     assert not any(line.startswith("web:") for line in lines)
 

@@ -39,6 +39,13 @@ from .agents import (
     restore_agent,
     update_agent,
 )
+from .changes import (
+    Changes,
+    ItemChange,
+    SkillChange,
+    changed_by,
+    changes_since,
+)
 from .convert import skill_of
 from .errors import (
     AlreadyExists,
@@ -82,11 +89,6 @@ from .log import (
     published_source,
 )
 from .publish import (
-    Changes,
-    ItemChange,
-    SkillChange,
-    changed_by,
-    changes_since,
     current_digest,
     get_snapshot,
     has_unpublished_changes,

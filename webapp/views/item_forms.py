@@ -16,6 +16,7 @@ uses it is the store's (`rename_tool`, `rename_variable`).
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any, Generic, TypeVar
 from webapp import store
 from webapp.pipeline import (
     BundleError,
+    HistoryEntry,
     Scenario,
     Tool,
     Variable,
@@ -162,3 +164,16 @@ def replace_in(workspace: Workspace, section: str, old_name: str | None, new: An
     """`workspace` with one tool, variable or scenario replaced by a draft."""
     return dataclasses.replace(workspace, **{section: with_replaced(
         getattr(workspace, section), old_name, new)})
+
+
+def expectations_text(expect: Any) -> str:
+    """A scenario's tests as the form shows them: a JSON list, one expectation a line."""
+    if not expect:
+        return "[]"
+    return "[\n" + ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in expect) + "\n]"
+
+
+def history_dicts(entries: Any) -> list[dict[str, Any]]:
+    """A scenario's history as its JSON field holds it."""
+    return [{"role": h.role, "content": h.content, "created_at": h.created_at}
+            if isinstance(h, HistoryEntry) else h for h in entries]

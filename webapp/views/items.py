@@ -8,7 +8,6 @@ each kind's page builder takes the same arguments (`Page`), so one set of routes
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -38,6 +37,8 @@ from .item_forms import (
     FieldError,
     ItemForm,
     check_item,
+    expectations_text,
+    history_dicts,
     json_field,
     json_text,
     optional_text,
@@ -312,24 +313,12 @@ def variables_page(workspace: Workspace, scenario: Scenario, current: str | None
 # -- scenarios
 
 
-def _history(entries: Any) -> list[dict[str, Any]]:
-    return [{"role": h.role, "content": h.content, "created_at": h.created_at}
-            if isinstance(h, HistoryEntry) else h for h in entries]
-
-
 def saved_scenario(scenario: Scenario) -> ItemForm[Scenario]:
     texts = {"name": scenario.name, "trigger": scenario.trigger, "message": scenario.message,
-             "history": json_text(_history(scenario.history)),
+             "history": json_text(history_dicts(scenario.history)),
              "event": "" if scenario.event is None else json_text(scenario.event),
              "provider": scenario.provider or "", "expect": expectations_text(scenario.expect)}
     return ItemForm(scenario, texts)
-
-
-def expectations_text(expect: Any) -> str:
-    """A scenario's tests as the form shows them: a JSON list, one expectation a line."""
-    if not expect:
-        return "[]"
-    return "[\n" + ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in expect) + "\n]"
 
 
 def blank_scenario(workspace: Workspace) -> ItemForm[Scenario]:
@@ -346,7 +335,7 @@ def parse_scenario(data: Mapping[str, Any], workspace: Workspace, original: str 
     trigger = text_field(data, "trigger", saved.trigger).strip()
     message = text_field(data, "message", saved.message)
     history = json_field(data, "history", errors, default=[], from_form=from_form) if (
-        "history" in data) else _history(saved.history)
+        "history" in data) else history_dicts(saved.history)
     event = json_field(data, "event", errors, from_form=from_form) if "event" in data else (
         saved.event)
     provider = optional_text(data, "provider") if "provider" in data else saved.provider

@@ -27,7 +27,7 @@ from flask import (
 
 from webapp import context_tests, store
 from webapp.db import get_session
-from webapp.pipeline import Skill, Workspace, assemble, find_skills, resolvable_names
+from webapp.pipeline import Skill, Workspace, assemble, resolvable_names
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
 from webapp.views.panels import LARGE_PAGE, shown_panels
@@ -37,7 +37,6 @@ from webapp.views.preview import (
     build_preview,
     own_problems,
     preview_models,
-    problem_counts,
     run_followed,
     with_draft,
 )
@@ -61,6 +60,7 @@ from .responses import (
     wants_fragment,
     without_slash,
 )
+from .skill_list import list_context, skill_list_changed, skill_list_response
 
 bp = Blueprint("editor", __name__)
 
@@ -379,38 +379,3 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
         g.shown_panels = LARGE_PAGE
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
-
-
-def list_context(workspace: Workspace, choice: Choice, query: str) -> dict[str, Any]:
-    """What `_skill_list.html` shows of the workspace: every skill (those the filter
-    `query` does not match are hidden, so a drag still orders them all), their problems
-    for the picker's `choice`."""
-    return {"skills": workspace.skills, "problem_counts": problem_counts(workspace, choice),
-            "q": query, "shown": frozenset(find_skills(workspace.skills, query))}
-
-
-def skill_list_response(agent: str, data: Any, *, status: int = 200,
-                        order_error: str | None = None) -> Response:
-    """The skill list, filtered by the request's `q`, for htmx; otherwise a 303 to the
-    editor of `current` (or of the agent's first skill), the filter and picker kept."""
-    current = data.get("current") or (request.view_args or {}).get("d_tag") or ""
-    workspace = store.load_workspace(get_session(), agent)
-    choice, _ = picker_choice(data, workspace)
-    args, query = choice_args(choice, workspace), filter_query(data)
-    if not wants_fragment():
-        if not current:
-            return redirect(url_for("editor.agent", agent=agent, **args), 303)
-        return redirect(url_for("editor.edit", agent=agent, d_tag=current, q=query or None,
-                                **args), 303)
-    return page_or_fragment("editor.html", "_skill_list.html", status, agent=agent,
-                            current=current, choice_args=args, order_error=order_error,
-                            **list_context(workspace, choice, query))
-
-
-def skill_list_changed(agent: str, data: Any) -> Response:
-    """After a reorder or toggle: the new list for htmx (and a preview refresh), else a redirect."""
-    response = skill_list_response(agent, data)
-    if wants_fragment():
-        # The saved workspace changed: the form listens for this and refreshes the preview.
-        response.headers["HX-Trigger"] = "workspace-changed"
-    return response
