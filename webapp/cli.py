@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
@@ -16,7 +17,9 @@ from webapp.pipeline import (
     dumps_json,
     json_to_markdown,
     load_bundle,
+    loads_json,
 )
+from webapp.views.wording import counted
 
 FORMATS = ("markdown", "messages", "json", "log")
 
@@ -83,8 +86,14 @@ def main(acting: str | None) -> None:
 @click.option("--max-items", default=8, show_default=True, type=click.IntRange(min=0),
               help="Show at most this many array items (0: all).")
 def json2md(file, max_items: int) -> None:
-    """Print FILE (or standard input) converted from JSON to markdown."""
-    click.echo(json_to_markdown(file.read(), max_items=max_items))
+    """Print FILE (or standard input) converted from JSON to markdown; exits 1 when it is
+    not JSON (saying where)."""
+    text = file.read()
+    try:
+        loads_json(text)  # the conversion itself passes text that is not JSON through
+    except json.JSONDecodeError as exc:
+        _fail(f"{file.name} is not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}")
+    click.echo(json_to_markdown(text, max_items=max_items))
 
 
 @main.command("assemble")
@@ -137,7 +146,10 @@ def check(bundle, agent, database_url) -> None:
     runs: list[tuple[str | None, str]] = [(s.name, s.trigger) for s in workspace.scenarios]
     covered = {trigger for _, trigger in runs}
     runs += [(None, t) for t in workspace.triggers if t not in covered]
-    errors = 0
+    # With no scenario and no trigger, the agent is still assembled once: its problems
+    # (a broken reference, a budget) are there whatever triggers it.
+    runs = runs or [(None, "")]
+    totals = {"error": 0, "warning": 0, "info": 0}
     for scenario, trigger in runs:
         context = assemble(workspace, scenario, trigger=trigger)
         label = f"scenario {scenario!r}" if scenario else "(first scenario's inputs)"
@@ -145,12 +157,16 @@ def check(bundle, agent, database_url) -> None:
         verdict = budget_problem(budget_of(context.document, workspace.agent))
         problems = [*context.diagnostics, *([verdict] if verdict else [])]
         counts = count_severities(problems)
-        click.echo(f"{label}, trigger {trigger!r}: {counts['error']} errors, "
-                   f"{counts['warning']} warnings, {counts['info']} infos")
+        click.echo(f"{label}, trigger {trigger!r}: {_counts(counts)}")
         for diagnostic in problems:
             click.echo(f"  {diagnostic}")
-        errors += counts["error"]
-    sys.exit(1 if errors else 0)
+        totals = {key: totals[key] + counts[key] for key in totals}
+    click.echo(f"checked {counted(len(runs), 'run')}: {_counts(totals)}")
+    sys.exit(1 if totals["error"] else 0)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(counted(counts[key], key) for key in ("error", "warning", "info"))
 
 
 @main.command("serve")

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from . import db, store
 from .pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
+from .views.wording import counted
 
 database_url_option = click.option(
     "--database-url", envvar="DATABASE_URL", metavar="URL",
@@ -63,8 +64,9 @@ def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: s
             _fail(file, exc.problems)
         except store.StoreError as exc:
             raise click.ClickException(str(exc)) from None
-        counts = (f"{len(workspace.skills)} skills, {len(workspace.tools)} tools, "
-                  f"{len(workspace.variables)} variables, {len(workspace.scenarios)} scenarios")
+        counts = ", ".join(counted(len(items), noun) for items, noun in (
+            (workspace.skills, "skill"), (workspace.tools, "tool"),
+            (workspace.variables, "variable"), (workspace.scenarios, "scenario")))
         click.echo(f"imported {agent.name!r}: {counts}", err=True)
 
 

@@ -113,10 +113,20 @@ def test_assemble_needs_exactly_one_source(run):
 def test_check_lists_diagnostics_per_scenario_and_uncovered_trigger(run, broken_bundle, tmp_path):
     result = run("check", "--bundle", broken_bundle)
     assert result.exit_code == 1
-    assert "scenario 's', trigger 'dm': 1 errors, 1 warnings" in result.stdout
+    assert "scenario 's', trigger 'dm': 1 error, 1 warning, 0 infos" in result.stdout
     assert "reference-cycle" in result.stdout
     clean = run("check", "--bundle", SIMON)
     assert clean.exit_code == 0 and "0 errors, 0 warnings, 0 infos" in clean.stdout
+    assert clean.stdout.splitlines()[-1] == "checked 1 run: 0 errors, 0 warnings, 0 infos"
+
+
+def test_check_of_a_bundle_without_scenarios_still_assembles_it(run, tmp_path):
+    path = tmp_path / "bare.json"
+    path.write_text('{"format": "skill-workspace/1", "agent": {"name": "A"}, "skills": '
+                    '[{"d_tag": "a", "content": "system:\\n{{>b}}\\n"}]}', encoding="utf-8")
+    result = run("check", "--bundle", str(path))
+    assert "(first scenario's inputs), trigger '': " in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("checked 1 run: ")
 
 
 def test_json2md_from_file_and_stdin(run, tmp_path):
@@ -126,4 +136,6 @@ def test_json2md_from_file_and_stdin(run, tmp_path):
             == "- **name**: Simon\n- **tags**: a, b\n- **price**: 1.50\n")
     result = run("json2md", "--max-items", "2", input="[1,2,3,4]")
     assert result.stdout == "- 1\n- 2\n- *(... and 2 more items)*\n"
-    assert run("json2md", "-", input="not json").stdout == "not json\n"
+    refused = run("json2md", "-", input="not json")
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert "error: <stdin> is not JSON: line 1, column 1" in refused.stderr
