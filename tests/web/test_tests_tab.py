@@ -129,3 +129,11 @@ def test_the_guide_is_served_and_linked(client, simon):
     for headers in ({}, HTMX):
         page = client.get("/help/tests", headers=headers)
         assert page.status_code == 200 and "Approve the new output" in page.text
+
+
+def test_the_history_hint_offers_the_roles_the_validator_takes(client, simon):
+    from webapp.pipeline.workspace import HISTORY_ROLES
+
+    page = client.get(f"/agents/{simon}/scenarios/{SCENARIO}").text
+    hint = re.search(r'\{"role": ([^,]*), "content"', unescape(page))[1]
+    assert hint.split("|") == [f'"{role}"' for role in HISTORY_ROLES]
