@@ -89,7 +89,7 @@ def test_cli_and_web_refuse_the_same_bundle_alike(case, app, post, tmp_path, dat
 def test_a_taken_name_is_refused_alike(app, post, tmp_path, database_url):
     with app.app_context():
         store.import_bundle(db.get_session(), BUNDLE)
-    expected = [("$.agent.name", "an agent named 'Simon' already exists; "
-                                 "import with replace to overwrite it")]
+    expected = [("$.agent.name", "an agent named 'Simon' already exists; import it under "
+                                 "another name, or an admin may replace the agent with it")]
     assert web_problems(post, BUNDLE, []) == expected
     assert cli_problems(tmp_path, database_url, BUNDLE, []) == expected

@@ -97,8 +97,9 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
                               f"as {fields['name']!r}: import under another name")])
     if existing is not None and not replace:
         where = " (in the trash)" if existing.deleted_at is not None else ""
-        message = (f"an agent named {fields['name']!r} already exists{where}; "
-                   "import with replace to overwrite it")
+        # Said to an author too, who cannot replace: the way open to everyone comes first.
+        message = (f"an agent named {fields['name']!r} already exists{where}; import it "
+                   "under another name, or an admin may replace the agent with it")
         raise AlreadyExists([("agent_name" if agent_name else "$.agent.name", message)])
     if existing is None:
         agent = insert_agent(session, fields)
