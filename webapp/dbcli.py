@@ -155,10 +155,15 @@ def label_cmd(agent_name: str, label: str, number: int, database_url: str | None
 
 def act_as(session: Session) -> None:
     """Make the account the command's `--as` names (if any) the author of its changes;
-    exits 1 when no enabled account has that name."""
+    exits 1 when no enabled account has that name. Without `--as` where accounts exist,
+    the command says it acts as the machine's owner (whoever can run it can read the
+    database), with no role checked."""
     root = click.get_current_context().find_root()
     name = root.params.get("acting")
     if not name:
+        if store.accounts.has_accounts(session):
+            click.echo("note: no --as NAME: acting as this machine's owner, every role allowed "
+                       "and no author recorded", err=True)
         return
     try:
         # Until the command ends: the next command in this process acts as its own `--as`.

@@ -11,11 +11,19 @@ from webapp import store
 from webapp.pipeline import bundle_text, dump_bundle
 
 
+@pytest.fixture
+def reviewers(session, cheap_hashes) -> tuple[str, str]:
+    """The reviewers `rita` and `sam` (and the admin the first account must be)."""
+    for name, role in (("root", "admin"), ("rita", "reviewer"), ("sam", "reviewer")):
+        store.accounts.create_user(session, store.NewUser(name, role, "x" * 12))
+    return "rita", "sam"
+
+
 def _export_digest(session, agent) -> str:
     return hashlib.sha256(bundle_text(store.export_bundle(session, agent)).encode()).hexdigest()
 
 
-def test_publish_numbers_snapshots_and_records_who_when_and_why(session, agent):
+def test_publish_numbers_snapshots_and_records_who_when_and_why(session, agent, reviewers):
     with store.acting_as("rita"):
         first = store.publish(session, agent, "First review", expected_latest=0)
     assert (first.number, first.note, first.published_by, first.republished) == (
@@ -58,7 +66,8 @@ def test_a_publish_from_a_stale_latest_number_conflicts(session, agent):
     assert len(store.list_snapshots(session, agent)) == 1
 
 
-def test_two_reviewers_publishing_at_once_one_wins(session_factory, session, agent):
+def test_two_reviewers_publishing_at_once_one_wins(session_factory, session, agent,
+                                                  reviewers):
     """Both start from "no snapshot"; the database decides: one number 1, one conflict."""
     barrier = threading.Barrier(2)
     outcomes: dict[str, object] = {}
@@ -87,7 +96,7 @@ def test_two_reviewers_publishing_at_once_one_wins(session_factory, session, age
     assert snapshot.published_by == won[0]
 
 
-def test_republish_is_the_rollback_and_leaves_the_draft_alone(session, agent):
+def test_republish_is_the_rollback_and_leaves_the_draft_alone(session, agent, reviewers):
     first = store.publish(session, agent, "good", expected_latest=0)
     store.save_skill(session, agent, "chat", expected_version=1, content="bad\n")
     store.publish(session, agent, "bad", expected_latest=1)

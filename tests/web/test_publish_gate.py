@@ -88,3 +88,15 @@ def test_the_cli_refuses_naming_the_failure_and_takes_an_admins_override(app, si
     with app.app_context():
         snapshot = store.latest_snapshot(db.get_session(), simon)
         assert snapshot.tests["override"] == {"by": "admin", "note": "late copy"}
+
+
+def test_the_cli_publishes_as_the_role_model_says(app, simon, database_url, team):
+    args = ["publish", "--agent", simon, "--database-url", database_url, "--label", "staging"]
+    author = CliRunner().invoke(main, ["--as", "author", *args])
+    assert author.exit_code == 1 and "publishing needs the reviewer role" in author.stderr
+    reviewer = CliRunner().invoke(main, ["--as", "reviewer", *args])
+    assert reviewer.exit_code == 0, reviewer.stderr
+    owner = CliRunner().invoke(main, args[:-2] + ["--label", "canary", "--note", "x"])
+    assert "acting as this machine's owner" in owner.stderr
+    with app.app_context():
+        assert store.latest_snapshot(db.get_session(), simon).published_by == "reviewer"

@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session
 from webapp import models
 from webapp.models import utcnow
 
-from .actor import LOCAL
+from .actor import LOCAL, current_actor
 from .errors import AlreadyExists, NotFound, StoreError, ValidationError
 from .throttling import Throttled, record_failure, throttled_until
 from .transactions import change, insert, rows
@@ -82,6 +82,19 @@ class NewUser:
 def has_role(role: str, least: str) -> bool:
     """Whether `role` may do what `least` may (an unknown role may do nothing)."""
     return role in ROLES and ROLES.index(role) >= ROLES.index(least)
+
+
+def require_role(session: Session, least: str, field: str, what: str) -> None:
+    """Refuse (`ValidationError` on `field`) a change `what` needs role `least` for when
+    the account making it (`current_actor()`) has a lesser role. The web checks roles
+    before its routes; this holds every other path (the CLI's `--as`) to the same rule.
+    The local mode, with no account, may do everything."""
+    actor = current_actor()
+    if actor is None:
+        return
+    user = session.scalar(select(models.User).where(models.User.username == actor))
+    if user is None or not has_role(user.role, least):
+        raise ValidationError([(field, f"{what} needs the {least} role")])
 
 
 def normalize_username(typed: str) -> str:

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from webapp import api_models, models
 from webapp.models import utcnow
 
-from .accounts import has_role
+from .accounts import require_role
 from .activity import record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
@@ -69,7 +69,7 @@ def point_at(session: Session, agent: models.Agent, name: str,
     if problem:
         raise ValidationError([("label", problem)])
     if name == PRODUCTION:
-        _need_reviewer(session)
+        require_role(session, REVIEWER, "label", f"moving {PRODUCTION!r}")
     return _point(session, agent, name, snapshot)
 
 
@@ -90,14 +90,3 @@ def _point(session: Session, agent: models.Agent, name: str,
     record(session, agent, "label.move", name, f"to #{snapshot.number}{was}")
     enqueue(session, agent, "label.moved", moved_data(agent, name, snapshot, before))
     return label
-
-
-def _need_reviewer(session: Session) -> None:
-    """Refuse a move of `production` by an account below reviewer. The local mode (no
-    actor) may do everything; the web and the CLI's `--as` only act as accounts."""
-    actor = current_actor()
-    if actor is None:
-        return
-    user = session.scalar(select(models.User).where(models.User.username == actor))
-    if user is not None and not has_role(user.role, REVIEWER):
-        raise ValidationError([("label", f"moving {PRODUCTION!r} needs the reviewer role")])

@@ -39,7 +39,7 @@ from webapp.pipeline import (
 )
 
 from . import rules
-from .accounts import has_role
+from .accounts import require_role
 from .activity import record
 from .actor import LOCAL, current_actor
 from .agents import AgentRef, get_agent
@@ -50,8 +50,8 @@ from .transactions import change, rows
 from .webhooks import enqueue, published_data
 from .workspaces import workspace_with
 
-#: The role that may publish while context tests fail, with a note.
-ADMIN = "admin"
+#: The role that may publish, and the one that may publish while context tests fail.
+REVIEWER, ADMIN = "reviewer", "admin"
 
 
 def canonical_text(workspace: Workspace) -> str:
@@ -144,6 +144,7 @@ def publish(session: Session, agent: AgentRef, note: str, expected_latest: int,
             without a note.
     """
     row = get_agent(session, agent)
+    require_role(session, REVIEWER, "as", "publishing")
     text, versions, workspace = _current(session, row)
     tests = context_tests.run(workspace).to_dict()
     if tests["failed"]:
@@ -171,6 +172,7 @@ def republish(session: Session, agent: AgentRef, number: int, note: str, expecte
     what `publish` raises.
     """
     row = get_agent(session, agent)
+    require_role(session, REVIEWER, "as", "publishing")
     old = get_snapshot(session, row, number)
     previous = latest_snapshot(session, row)
     snapshot = _append(session, row, old.bundle, dict(old.skill_versions), note,
@@ -250,12 +252,7 @@ def _allow_override(session: Session, override: str | None,
         raise TestsFailing(failures)
     if not override.strip():
         raise ValidationError([("override", "say why it is published anyway")])
-    actor = current_actor()
-    if actor is not None:
-        user = session.scalar(select(models.User).where(models.User.username == actor))
-        if user is None or not has_role(user.role, ADMIN):
-            raise ValidationError([("override", "publishing with failing context tests "
-                                                "needs the admin role")])
+    require_role(session, ADMIN, "override", "publishing with failing context tests")
 
 
 def _append(session: Session, agent: models.Agent, text: str, versions: dict[str, int],
