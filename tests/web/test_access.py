@@ -44,6 +44,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("api.log", "POST"): API_KEY,
     ("editor.approve_test", "POST"): AUTHOR,
     ("help.tests", "GET"): VIEWER,
+    ("help.context", "GET"): VIEWER,
     ("api.openapi", "GET"): ANYONE,
     ("api_keys.index", "GET"): ADMIN,
     ("api_keys.create", "POST"): ADMIN,

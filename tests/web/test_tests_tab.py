@@ -137,3 +137,16 @@ def test_the_history_hint_offers_the_roles_the_validator_takes(client, simon):
     page = client.get(f"/agents/{simon}/scenarios/{SCENARIO}").text
     hint = re.search(r'\{"role": ([^,]*), "content"', unescape(page))[1]
     assert hint.split("|") == [f'"{role}"' for role in HISTORY_ROLES]
+
+
+def test_the_assembly_guide_is_served_where_help_points(client, simon):
+    assert 'href="/help/context"' in client.get("/help").text
+    page = client.get("/help/context")
+    assert page.status_code == 200 and "How the context is assembled" in page.text
+
+
+def test_the_variables_page_without_scenarios_says_so(app, client):
+    with app.app_context():
+        store.create_agent(db.get_session(), "bare")
+    page = client.get("/agents/bare/variables").text
+    assert "No scenario yet" in page and "resolves." not in page

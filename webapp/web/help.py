@@ -26,6 +26,8 @@ GUIDE = DOCS / "SKILLS.md"
 API_REFERENCE = DOCS / "api.md"
 #: The guide to context tests (linked from the scenario form and the Tests tab).
 TESTS_GUIDE = DOCS / "tests.md"
+#: How the context is assembled, stage by stage (the guide points to it).
+CONTEXT_GUIDE = DOCS / "CONTEXT.md"
 
 #: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
 #: one guide and an edited one replaces the entry before it as the least recently used.
@@ -63,3 +65,11 @@ def rendered(path: Path) -> Markup:
         abort(404, description=f"The guide {path.name} is not installed with this copy of the app.")
     return _rendered.get_or_compute(
         (path, mtime), lambda key: markdown_to_html(key[0].read_text(encoding="utf-8")))
+
+
+@bp.get("/help/context")
+@requires("viewer")
+def context() -> Response:
+    """docs/CONTEXT.md, how the context is assembled, as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(CONTEXT_GUIDE),
+                            reference=True)
