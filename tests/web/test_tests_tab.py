@@ -150,3 +150,10 @@ def test_the_variables_page_without_scenarios_says_so(app, client):
         store.create_agent(db.get_session(), "bare")
     page = client.get("/agents/bare/variables").text
     assert "No scenario yet" in page and "resolves." not in page
+
+
+def test_the_agent_preview_runs_the_tests_only_for_their_tab(client, tested):
+    other = client.get(f"/agents/{tested}/preview?shown=messages", headers=HTMX).text
+    assert "Draft:" not in other and "shown=tests" in other  # a loader in its place
+    tests = client.get(f"/agents/{tested}/preview?shown=tests", headers=HTMX).text
+    assert "Draft: 5 passed, 0 failed" in tests

@@ -61,7 +61,7 @@ def show(agent: str) -> Response:
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
         preview=preview, errors=errors, every_part=request.args.get("parts") == "all",
-        tests=agent_tests(agent, workspace))
+        tests=lambda: agent_tests(agent, workspace))  # run when the Tests tab is shown
 
 
 def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:
