@@ -9,6 +9,7 @@ import click
 
 from webapp.budget import budget_of, budget_problem
 from webapp.pipeline import (
+    SEVERITIES,
     BundleError,
     Context,
     Workspace,
@@ -149,7 +150,7 @@ def check(bundle, agent, database_url) -> None:
     # With no scenario and no trigger, the agent is still assembled once: its problems
     # (a broken reference, a budget) are there whatever triggers it.
     runs = runs or [(None, "")]
-    totals = {"error": 0, "warning": 0, "info": 0}
+    totals = dict.fromkeys(SEVERITIES, 0)
     for scenario, trigger in runs:
         context = assemble(workspace, scenario, trigger=trigger)
         label = f"scenario {scenario!r}" if scenario else "(first scenario's inputs)"
@@ -166,7 +167,7 @@ def check(bundle, agent, database_url) -> None:
 
 
 def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(counted(counts[key], key) for key in ("error", "warning", "info"))
+    return ", ".join(counted(counts[key], key) for key in SEVERITIES)
 
 
 @main.command("serve")

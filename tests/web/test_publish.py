@@ -30,9 +30,8 @@ def in_app(app):
 
 @pytest.fixture
 def published(simon, in_app) -> str:
-    """Simon published once as snapshot #1 (by rita); returns the agent's name."""
-    with store.acting_as("rita"):
-        in_app(lambda s: store.publish(s, "Simon", "first review", expected_latest=0))
+    """Simon published once as snapshot #1 (in the local mode); returns the agent's name."""
+    in_app(lambda s: store.publish(s, "Simon", "first review", expected_latest=0))
     return simon
 
 
