@@ -122,6 +122,8 @@ def test_where_used_from_the_editor(context, live_server):
     page.click("text=Where used")
     expect(page.locator("#uses h1")).to_contain_text("{{identity}}")
     expect(page.locator("#uses-meaning")).to_contain_text("skill identity")
+    # The page is parsed before htmx has bound its triggers: typing waits for it.
+    page.wait_for_load_state("load")
     # Typing another name updates the report in place and the address follows.
     page.get_by_label("Where is this name used?").fill("message")
     expect(page.locator("#uses h1")).to_contain_text("{{message}}")
