@@ -72,11 +72,13 @@ def wait_for_cursor_line(page, line: int, name: str = "Content") -> None:
     """Wait until the code editor's cursor is on `line` (a jump to `#L<line>` is made once
     the page has loaded, after the editor is there)."""
     content_editor(page, name).wait_for()
+    # Asked again until true: a page still arriving may not have the editor's bundle yet.
     page.wait_for_function(
         f"([name, line]) => {{ const el = document.querySelector("
-        f"'.cm-content[aria-label=\"' + name + '\"]'); const view = ({_VIEW})(el);"
-        " return view.state.doc.lineAt(view.state.selection.main.head).number === line; }",
-        arg=[name, line])
+        f"'.cm-content[aria-label=\"' + name + '\"]');"
+        f" if (!el || typeof CM === 'undefined') return false; const view = ({_VIEW})(el);"
+        " return !!view && view.state.doc.lineAt(view.state.selection.main.head).number"
+        " === line; }", arg=[name, line])
 
 
 def editor_has_focus(page, name: str = "Content") -> bool:
