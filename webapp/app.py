@@ -97,8 +97,8 @@ def serve(host: str = "127.0.0.1", port: int = 5000, *, debug: bool = False) -> 
                     "serve it on other addresses.")
     from webapp.delivery import start_thread
 
-    stop = start_thread(app.config["DATABASE_URL"])
+    stop_worker = start_thread(app.config["DATABASE_URL"])
     try:
         run_simple(host, port, app, use_reloader=debug, use_debugger=debug, threaded=True)
     finally:
-        stop.set()
+        stop_worker()

@@ -152,10 +152,17 @@ def run(url: str | None, stop: threading.Event, *, once: bool = False,
         engine.dispose()
 
 
-def start_thread(url: str | None) -> threading.Event:
+def start_thread(url: str | None) -> Callable[[], None]:
     """Run a worker in a daemon thread beside an app that has upgraded the database
-    (`skill-editor serve`); set the event to stop it."""
+    (`skill-editor serve`); returns what stops it and waits for its try in progress, so
+    nothing of it is left in the database when the server is gone."""
     stop = threading.Event()
-    threading.Thread(target=run, args=(url, stop), kwargs={"upgrade": False}, name="webhooks",
-                     daemon=True).start()
-    return stop
+    thread = threading.Thread(target=run, args=(url, stop), kwargs={"upgrade": False},
+                              name="webhooks", daemon=True)
+    thread.start()
+
+    def stopped() -> None:
+        stop.set()
+        thread.join(timeout=2 * TIMEOUT_SECONDS)
+
+    return stopped

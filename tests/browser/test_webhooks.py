@@ -20,7 +20,7 @@ def test_the_delivery_log_shows_a_test_event_and_a_redelivery(app, context, live
     from playwright.sync_api import expect
 
     monkeypatch.setenv(ALLOW_PRIVATE, "1")  # the receiver listens on 127.0.0.1
-    stop = delivery.start_thread(app.config["DATABASE_URL"])
+    stop_worker = delivery.start_thread(app.config["DATABASE_URL"])
     try:
         with receiver() as got:
             page = context.new_page()
@@ -46,4 +46,4 @@ def test_the_delivery_log_shows_a_test_event_and_a_redelivery(app, context, live
             expect(page.get_by_role("row", name="webhook.test")).to_contain_text(
                 "delivered", timeout=30_000)
     finally:
-        stop.set()
+        stop_worker()
