@@ -85,6 +85,10 @@ class Agent(Base):
     context_window: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: Whether its scenarios get the built-in context tests too.
     builtin_tests: Mapped[bool] = mapped_column(default=True, server_default="1")
+    #: Nostr: its public key (hex, never a secret), relays, kinds if not the defaults.
+    nostr_pubkey: Mapped[str | None] = mapped_column(String(64))
+    nostr_relays: Mapped[list[Any] | None] = mapped_column(JSON)
+    nostr_kinds: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     #: Set while the agent is in the trash; it keeps its name, so a restore never collides.
     deleted_at: Mapped[datetime | None]
 
@@ -134,6 +138,8 @@ class Skill(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     deleted_at: Mapped[datetime | None]
+    #: The Nostr key of the author of a skill adopted from another key (None: the agent's).
+    nostr_author: Mapped[str | None] = mapped_column(String(64))
 
     agent: Mapped[Agent] = relationship(back_populates="skills")
     revisions: Mapped[list[SkillRevision]] = relationship(
@@ -272,20 +278,17 @@ class ContextLogEntry(Base):
     info_count: Mapped[int] = mapped_column(Integer, default=0)
     #: The username that appended the entry, None in the local mode.
     author: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
-    #: What the context was assembled from: `draft` (the workspace), `published N` or
-    #: `runtime` (a running agent's report); entries older than snapshots were drafts.
+    #: What it was assembled from: `draft`, `published N` or `runtime` (an agent's report).
     source: Mapped[str] = mapped_column(String(SOURCE_LENGTH), default="draft",
                                         server_default="draft")
-    #: For a `runtime` entry (what a running agent reported it sent): whether it matches
-    #: what its snapshot assembles from the same inputs (`store.log.log_runtime`).
+    #: A `runtime` entry's check against its snapshot (`store.log.log_runtime`).
     runtime_check: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     agent: Mapped[Agent] = relationship(back_populates="log_entries")
 
 
-#: The longest `Activity.detail`: a line of context, never a user's value in full.
+#: The longest `Activity.detail` (a line, never a user's value in full) and kind.
 ACTIVITY_DETAIL_LENGTH = 300
-#: The longest activity kind (`skill.restore`, `variable.rename`, ...).
 ACTIVITY_KIND_LENGTH = 40
 
 
@@ -318,12 +321,10 @@ class Activity(Base):
 class PublishedSnapshot(Base):
     """One published state of an agent's whole workspace: immutable, numbered per agent.
 
-    `bundle` is the canonical bundle text (what `export` writes) and `digest` its sha256,
-    so two snapshots with the same content have the same digest. `skill_versions` maps
-    each skill's `d_tag` to the version it had (a bundle holds no versions), for the
-    skills changed since. `republished` is the number of the snapshot this one published
-    again (a rollback), else None. No ORM relationship to `Agent`: rows are never changed,
-    and the database's ON DELETE CASCADE removes them with their agent.
+    `bundle` is the canonical bundle text and `digest` its sha256; `skill_versions` maps
+    each `d_tag` to the version it had; `republished` is the snapshot this one published
+    again (a rollback). No ORM relationship to `Agent`: rows never change, and ON DELETE
+    CASCADE removes them with their agent.
     """
 
     __tablename__ = "published_snapshots"

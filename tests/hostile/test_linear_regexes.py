@@ -29,6 +29,7 @@ import pytest
 import webapp
 from tests.support.runs import CHARS, char_runs, runs, shape_runs
 from webapp import tokens
+from webapp.nostr import keys as nostr_keys
 from webapp.render import blocks
 from webapp.store import labels as store_labels
 from webapp.store import rules as store_rules
@@ -91,6 +92,8 @@ REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
     re.compile(r"(\d+) errors?, (\d+) warnings?, (\d+) infos?\Z"): (
         ANCHORED, "one attempt at the start: each digit run is given back once"),
     store_rules._INVISIBLE: (SCAN, "one character"),
+    nostr_keys._HEX64: (ANCHORED, "fullmatch only: a bounded run of 64 characters"),
+    nostr_keys._HEX128: (ANCHORED, "fullmatch only: a bounded run of 128 characters"),
     store_labels._LABEL: (ANCHORED, "one attempt: a character, then a run of at most 63 "
                                     "characters, given back once"),
     store_rules._SUB_ROUTE: (

@@ -63,6 +63,8 @@ def _rename_with_edit(session: Any) -> Any:
                             content="Other edited.\n", new_d_tag="another")
 
 
+PUBKEY = "a" * 64
+
 CASES = {
     "agent.create": Case(lambda s: store.create_agent(s, "fresh"), "agent.create", "fresh",
                          agent="fresh"),
@@ -148,6 +150,14 @@ CASES = {
                            "webhook.toggle", "#1", "paused",
                            setup=lambda s: store.webhooks.add_webhook(
                                s, "demo", "https://hooks.example.com/in")),
+    "agent.nostr": Case(lambda s: store.nostr.set_nostr(s, "demo", store.nostr.NostrSettings(
+        PUBKEY, ("wss://relay.example.com",))), "agent.nostr", "demo", "relays: 1"),
+    "nostr.import": Case(lambda s: store.nostr.apply_import(
+        s, store.load_workspace(s, "demo"), {}, pubkey=PUBKEY), "nostr.import", "demo",
+        "changed: 0"),
+    "nostr.publish": Case(lambda s: store.nostr.record_publish(s, "demo", "snapshot 1", 2, 9,
+                                                               10),
+                          "nostr.publish", "snapshot 1", "9 of 10"),
 }
 
 

@@ -17,7 +17,7 @@ with what uses it), `log`, `publish` (published snapshots, what changed since), 
 pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
 """
 
-from . import accounts, api_keys, labels, throttling, webhooks
+from . import accounts, api_keys, labels, nostr, throttling, webhooks
 from .accounts import ROLES, NewUser, SignInFailed, has_role
 from .activity import (
     KIND_GROUPS,
@@ -164,6 +164,7 @@ __all__ = [
     "api_keys",
     "labels",
     "webhooks",
+    "nostr",
     "throttling",
     "ROLES",
     "NewUser",

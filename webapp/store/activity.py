@@ -32,6 +32,7 @@ KINDS: dict[str, str] = {
     "agent.delete": "moved the agent to the trash",
     "agent.restore": "restored the agent from the trash",
     "agent.purge": "deleted the agent for good",
+    "agent.nostr": "changed the agent's Nostr key or relays",
     "skill.create": "created a skill",
     "skill.save": "saved a skill",
     "skill.rename": "renamed a skill",
@@ -62,6 +63,8 @@ KINDS: dict[str, str] = {
     "webhook.add": "added a webhook",
     "webhook.remove": "removed a webhook",
     "webhook.toggle": "paused or resumed a webhook",
+    "nostr.import": "imported skills from Nostr",
+    "nostr.publish": "published signed events to Nostr relays",
 }
 
 #: The groups a filter may ask for as a whole (`skill` is every `skill.*` kind).

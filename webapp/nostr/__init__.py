@@ -1,0 +1,34 @@
+"""Skills as Nostr events: keys and signatures (`keys`), and an agent written as events
+and read back from them (`events`). No I/O: the relays are `webapp.relays`'s."""
+
+from .events import (
+    DISABLED,
+    MAX_ADOPTED,
+    MAX_EVENT_BYTES,
+    EventProblem,
+    Kinds,
+    Reading,
+    agent_events,
+    coordinate,
+    kinds_problems,
+    read_agent,
+)
+from .keys import (
+    Address,
+    NostrKeyError,
+    address,
+    event_id,
+    event_problem,
+    naddr,
+    npub,
+    public_key_hex,
+    secret_keys,
+    sign,
+)
+
+__all__ = [
+    "DISABLED", "MAX_ADOPTED", "MAX_EVENT_BYTES", "Address", "EventProblem", "Kinds",
+    "NostrKeyError", "Reading", "address", "agent_events", "coordinate", "event_id",
+    "event_problem", "kinds_problems", "naddr", "npub", "public_key_hex", "read_agent",
+    "secret_keys", "sign",
+]

@@ -1,0 +1,154 @@
+"""An agent to relays and back: what the CLI and the web pages both do with Nostr.
+
+`events_to_sign` writes the unsigned events of the draft or a published snapshot;
+`check_signed` accepts signed events only when they are exactly those (so a browser
+extension signs what the page showed, and nothing else goes out in the agent's name);
+`send` publishes them; `fetch_agent` reads an agent from relays in two rounds (its
+adoption list, then what the list names), and `read_file` from a file of events. What
+they read is verified by `webapp.nostr.read_agent`; the store plans and applies the
+import. See docs/nostr.md.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from webapp import relays, store
+from webapp.nostr import (
+    MAX_ADOPTED,
+    Address,
+    Kinds,
+    Reading,
+    agent_events,
+    event_id,
+    event_problem,
+    read_agent,
+)
+from webapp.store.agents import find_agent
+from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
+
+#: The most events a file of events may hold (the list, settings, and its skills).
+MAX_FILE_EVENTS = 2 * MAX_ADOPTED + 10
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """The unsigned events of an agent's draft or snapshot, and what they came from."""
+
+    agent: str
+    source: str
+    settings: NostrSettings
+    events: list[dict[str, Any]]
+
+
+def events_to_sign(session: Session, agent: str, snapshot: int | None = None, *,
+                   draft: bool = False, created_at: int | None = None) -> Prepared:
+    """The agent's unsigned events: of snapshot `snapshot` (the latest when None), or of
+    the draft. Raises `ValidationError` when the agent has no Nostr key, `NotFound` when
+    there is no such snapshot."""
+    settings = store.nostr.check_agent_key(session, agent)
+    if draft:
+        workspace, source = store.load_workspace(session, agent), "the draft"
+    else:
+        row = store.get_snapshot(session, agent, snapshot)
+        workspace = store.published_workspace(session, agent, row.number)
+        source = f"snapshot {row.number}"
+    hint = settings.relays[0] if settings.relays else ""
+    events = agent_events(workspace, settings.pubkey, settings.kinds,
+                          created_at if created_at is not None else int(time.time()),
+                          authors=skill_authors(session, agent), relay_hint=hint)
+    return Prepared(agent, source, settings, events)
+
+
+def check_signed(prepared: Prepared, signed: Any) -> list[str]:
+    """Why `signed` (untrusted JSON) is not the prepared events, each signed by the
+    agent's key: one message per event wrong, none when all are right."""
+    if not isinstance(signed, list) or len(signed) != len(prepared.events):
+        return [f"expected a list of {len(prepared.events)} signed events"]
+    problems = []
+    for index, (want, got) in enumerate(zip(prepared.events, signed, strict=True)):
+        problem = event_problem(got)
+        if problem is None and any(got[key] != want[key] for key in
+                                   ("pubkey", "kind", "tags", "content")):
+            problem = "is not the event that was given to sign"
+        if problem is None and got["id"] != event_id(got):
+            problem = "has a wrong id"
+        if problem:
+            problems.append(f"event {index + 1} (kind {want['kind']}) {problem}")
+    return problems
+
+
+@dataclass(slots=True)
+class Fetched:
+    """What the relays answered, and what the events say of the agent."""
+
+    reading: Reading
+    answers: list[relays.Answer] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
+                agent_name: str | None = None,
+                timeout: float = relays.TIMEOUT_SECONDS) -> Fetched:
+    """Read agent `where.pubkey` from `urls`: its adoption list first, then the settings
+    and skills the newest valid list names (other authors' included)."""
+    first = relays.fetch(urls, [{"kinds": [kinds.adoption], "authors": [where.pubkey],
+                                 "limit": 1}], limit=10, timeout=timeout)
+    events = [event for answer in first for event in answer.events]
+    listed = read_agent(events, where.pubkey, kinds)
+    named = _named(listed, where.pubkey, kinds)
+    filters = [{"kinds": sorted({kind for kind, _d in pairs}), "authors": [author],
+                "#d": sorted({d for _kind, d in pairs})} for author, pairs in named.items()]
+    count = sum(len(pairs) for pairs in named.values())
+    second = relays.fetch(urls, filters, limit=2 * count + 10, timeout=timeout) if filters else []
+    events += [event for answer in second for event in answer.events]
+    reading = read_agent(events, where.pubkey, kinds, agent_name=agent_name)
+    return Fetched(reading, [*first, *second], events)
+
+
+def _named(reading: Reading, pubkey: str, kinds: Kinds) -> dict[str, set[tuple[int, str]]]:
+    """The addresses the newest valid adoption list names, by author."""
+    named: dict[str, set[tuple[int, str]]] = {}
+    lists = [event for event in reading.used if event["kind"] == kinds.adoption]
+    for tag in lists[0]["tags"][:MAX_ADOPTED + 1] if lists else []:
+        parts = tag[1].split(":", 2) if tag[:1] == ["a"] and len(tag) > 1 else []
+        if len(parts) == 3 and parts[0].isdigit() and len(parts[1]) == 64:
+            named.setdefault(parts[1], set()).add((int(parts[0]), parts[2]))
+    return named
+
+
+def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
+              agent_name: str | None = None) -> Reading:
+    """Read an agent from a file of events, one JSON per line (as `export` writes): the
+    agent is `pubkey`, or the author of the file's one adoption list."""
+    events: list[Any] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if len(events) >= MAX_FILE_EVENTS:
+            raise ValueError(f"line {number}: more than {MAX_FILE_EVENTS} events")
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            raise ValueError(f"line {number}: not a JSON event") from None
+    if pubkey is None:
+        authors = {event.get("pubkey") for event in events
+                   if isinstance(event, dict) and event.get("kind") == kinds.adoption}
+        if len(authors) != 1:
+            raise ValueError(f"the file holds {len(authors)} adoption lists' authors: "
+                             "say which with --npub")
+        pubkey = str(authors.pop())
+    return read_agent(events, pubkey, kinds, agent_name=agent_name)
+
+
+def import_kinds(session: Session, name: str | None) -> Kinds:
+    """The kinds to read with: the existing agent's, else the defaults."""
+    row = find_agent(session, name) if name else None
+    return nostr_settings(session, row.name).kinds if row is not None else Kinds()
+

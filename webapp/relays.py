@@ -1,0 +1,199 @@
+"""Talking to Nostr relays (NIP-01 over WebSocket): sending events and asking for them.
+
+Every exchange is bounded: one deadline per relay for the whole exchange (connecting
+included), a largest message (`MAX_MESSAGE_BYTES`), and a most events a relay may send
+for one request. A relay that refuses, never answers or sends too much is reported, not
+waited on or trusted: `publish` says, per relay and per event, accepted, refused (with
+the relay's message) or timed out; `fetch` keeps nothing from a relay that floods it.
+The host is resolved and checked before connecting (wss:// to public addresses unless
+the instance allows private ones, ws:// to loopback only; `store.nostr.relay_url_problem`
+is the rule for URLs) and the connection goes to the address checked. Relays are asked
+in parallel, one thread each. Events here are plain JSON dicts, not verified: the
+reader (`webapp.nostr.read_agent`) verifies every one.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from websockets.exceptions import WebSocketException
+from websockets.sync.client import ClientConnection, connect
+
+from webapp.nostr import MAX_EVENT_BYTES
+from webapp.store.nostr import is_loopback, relay_url_problem
+from webapp.store.webhooks import address_problem
+
+#: How long one relay may take for a whole exchange, connecting included.
+TIMEOUT_SECONDS = 10.0
+#: The largest message read from a relay: one event of the largest size, and its frame.
+MAX_MESSAGE_BYTES = MAX_EVENT_BYTES + 64 * 1024
+#: A relay message's excerpt in a report.
+MESSAGE_CHARS = 200
+ACCEPTED, REFUSED, TIMED_OUT, FAILED = "accepted", "refused", "timed out", "failed"
+ANSWERED = "answered"
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one relay said of one event sent to it."""
+
+    relay: str
+    event_id: str
+    status: str
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Answer:
+    """What one relay sent for a request: its events, and how the exchange ended."""
+
+    relay: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    status: str = ANSWERED
+    message: str = ""
+
+
+def publish(urls: Sequence[str], events: Sequence[dict[str, Any]], *,
+            timeout: float = TIMEOUT_SECONDS) -> list[Outcome]:
+    """Send every event to every relay, and wait (at most `timeout` a relay) for each
+    `OK`; the outcomes in relay order, then event order."""
+    answers = _each(urls, lambda url: _publish_one(url, events, timeout))
+    return [outcome for outcomes in answers for outcome in outcomes]
+
+
+def fetch(urls: Sequence[str], filters: Sequence[dict[str, Any]], *, limit: int,
+          timeout: float = TIMEOUT_SECONDS) -> list[Answer]:
+    """Ask every relay for the events matching `filters`; a relay that sends more than
+    `limit` events, or a message that is not NIP-01, has its whole answer dropped."""
+    return _each(urls, lambda url: _fetch_one(url, filters, limit, timeout))
+
+
+def _each(urls: Sequence[str], work: Callable[[str], T]) -> list[T]:
+    if not urls:
+        return []
+    with ThreadPoolExecutor(max_workers=len(urls), thread_name_prefix="relay") as pool:
+        return list(pool.map(work, urls))
+
+
+class _Refused(Exception):
+    """The relay's address may not be reached, or cannot be resolved."""
+
+
+def _publish_one(url: str, events: Sequence[dict[str, Any]], timeout: float
+                 ) -> list[Outcome]:
+    deadline = time.monotonic() + timeout
+    waiting = {event["id"]: event for event in events}
+    said: dict[str, Outcome] = {}
+    try:
+        with _connect(url, timeout) as ws:
+            for event in events:
+                ws.send(json.dumps(["EVENT", event], ensure_ascii=False))
+            while waiting.keys() - said.keys():
+                message = _receive(ws, deadline)
+                if message is None:
+                    break
+                if (len(message) >= 3 and message[0] == "OK" and message[1] in waiting
+                        and isinstance(message[2], bool)):
+                    text = str(message[3]) if len(message) > 3 else ""
+                    said[message[1]] = Outcome(url, message[1],
+                                               ACCEPTED if message[2] else REFUSED,
+                                               text[:MESSAGE_CHARS])
+    except (_Refused, OSError, WebSocketException, ValueError) as exc:
+        return [said.get(ident) or Outcome(url, ident, FAILED, _reason(exc))
+                for ident in waiting]
+    return [said.get(ident) or Outcome(url, ident, TIMED_OUT,
+                                       f"no OK within {timeout:g} s") for ident in waiting]
+
+
+def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout: float
+               ) -> Answer:
+    deadline = time.monotonic() + timeout
+    answer = Answer(url)
+    subscription = uuid.uuid4().hex[:16]
+    try:
+        with _connect(url, timeout) as ws:
+            ws.send(json.dumps(["REQ", subscription, *filters]))
+            while True:
+                message = _receive(ws, deadline)
+                if message is None:
+                    answer.status, answer.message = TIMED_OUT, f"no EOSE within {timeout:g} s"
+                    break
+                if message[:2] == ["EOSE", subscription]:
+                    break
+                if message[:2] == ["CLOSED", subscription]:
+                    answer.status = REFUSED
+                    answer.message = str(message[2] if len(message) > 2 else "")[:MESSAGE_CHARS]
+                    break
+                if message[:2] == ["EVENT", subscription] and len(message) == 3:
+                    answer.events.append(message[2])
+                    if len(answer.events) > limit:
+                        return Answer(url, [], REFUSED,
+                                      f"sent more than {limit} events: its answer is dropped")
+            try:
+                ws.send(json.dumps(["CLOSE", subscription]))
+            except (OSError, WebSocketException):
+                pass
+    except (_Refused, OSError, WebSocketException, ValueError) as exc:
+        return Answer(url, [], FAILED, _reason(exc))
+    return answer
+
+
+def _receive(ws: ClientConnection, deadline: float) -> list[Any] | None:
+    """The next message as a JSON array, or None at the deadline; raises `ValueError`
+    for a message that is not a JSON array (the relay is not speaking NIP-01)."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return None
+    try:
+        raw = ws.recv(timeout=remaining)
+    except TimeoutError:
+        return None
+    message = json.loads(raw)
+    if not isinstance(message, list) or not message:
+        raise ValueError("the relay sent a message that is not a NIP-01 JSON array")
+    return message
+
+
+def _connect(url: str, timeout: float) -> ClientConnection:
+    """A WebSocket to `url`, connected to an address checked here (see the module)."""
+    problem = relay_url_problem(url)
+    if problem:
+        raise _Refused(f"{url} {problem}")
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "wss" else 80)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise _Refused(f"{host} cannot be resolved: {exc}") from None
+    address = found[0][4][0]
+    for info in found:
+        ip = info[4][0]
+        if parts.scheme == "ws" and not is_loopback(ip):
+            raise _Refused(f"{host} resolves to {ip}, not a loopback address")
+        if parts.scheme == "wss" and address_problem(ip):
+            raise _Refused(f"{host} resolves to {address_problem(ip)}")
+    sock = socket.create_connection((address, port), timeout=timeout)
+    context = ssl.create_default_context() if parts.scheme == "wss" else None
+    try:
+        return connect(url, sock=sock, ssl=context,
+                       server_hostname=host if context else None, open_timeout=timeout,
+                       close_timeout=1, max_size=MAX_MESSAGE_BYTES, proxy=None)
+    except BaseException:
+        sock.close()
+        raise
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:MESSAGE_CHARS] if str(exc) else type(exc).__name__
