@@ -17,7 +17,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from webapp.pipeline import BUNDLE_FORMAT, BundleError, Workspace, dump_bundle, load_bundle
+from webapp.pipeline import (
+    BUNDLE_FORMAT,
+    BundleError,
+    Workspace,
+    dump_bundle,
+    excerpt,
+    load_bundle,
+)
 
 from .keys import event_problem
 
@@ -139,6 +146,7 @@ def read_agent(events: Iterable[Any], pubkey: str, kinds: Kinds, *,
     """
     reading = Reading(pubkey)
     newest: dict[tuple[int, str, str], dict[str, Any]] = {}
+    refused: dict[tuple[int, str, str], str] = {}  # why an address's event was refused
     wanted = {kinds.skill, kinds.embedded, kinds.adoption, kinds.settings}
     for event in events:
         where = _where(event)
@@ -151,6 +159,9 @@ def read_agent(events: Iterable[Any], pubkey: str, kinds: Kinds, *,
             problem = "has more than one d tag"
         if problem is not None:
             reading.problems.append(EventProblem(where, problem, blocking=False))
+            address = _address(event)
+            if address is not None:
+                refused.setdefault(address, f"{where} {problem}")
             continue
         key = (event["kind"], event["pubkey"], _d_tags(event)[0])
         kept = newest.get(key)
@@ -163,7 +174,7 @@ def read_agent(events: Iterable[Any], pubkey: str, kinds: Kinds, *,
             f"kind {kinds.adoption} by {pubkey[:12]}…", "no valid adoption list was found"))
         return reading
     reading.used.append(adoption)
-    _read_list(reading, adoption, newest, pubkey, kinds, agent_name)
+    _read_list(reading, adoption, newest, refused, pubkey, kinds, agent_name)
     used = {event["id"] for event in reading.used}
     for event in newest.values():  # what a relay sent beyond what was asked for
         if event["id"] not in used:
@@ -173,7 +184,8 @@ def read_agent(events: Iterable[Any], pubkey: str, kinds: Kinds, *,
 
 
 def _read_list(reading: Reading, adoption: dict[str, Any],
-               newest: Mapping[tuple[int, str, str], dict[str, Any]], pubkey: str,
+               newest: Mapping[tuple[int, str, str], dict[str, Any]],
+               refused: Mapping[tuple[int, str, str], str], pubkey: str,
                kinds: Kinds, agent_name: str | None) -> None:
     a_tags = [tag for tag in adoption["tags"] if tag[:1] == ["a"]]
     if len(a_tags) > MAX_ADOPTED:
@@ -192,7 +204,9 @@ def _read_list(reading: Reading, adoption: dict[str, Any],
         if kind not in (kinds.skill, kinds.embedded, kinds.settings):
             reading.problems.append(EventProblem(tag[1], f"kind {kind} is not a skill's kind"))
         elif event is None:
-            reading.problems.append(EventProblem(tag[1], "no valid event found on the relays"))
+            why = refused.get((kind, author, d))
+            reading.problems.append(EventProblem(
+                tag[1], f"no valid event: {why}" if why else "no valid event found"))
         elif kind == kinds.settings:
             settings = _settings(reading, event, author == pubkey)
         else:
@@ -252,10 +266,26 @@ def _d_tags(event: dict[str, Any]) -> tuple[str, bool]:
 
 
 def _where(event: Any) -> str:
+    """An event named for a report: its kind, `d` and id when it has them."""
     if not isinstance(event, dict):
         return "an event"
     ident = event.get("id")
-    return f"event {ident[:12]}…" if isinstance(ident, str) and ident else "an event"
+    name = f"event {ident[:12]}…" if isinstance(ident, str) and ident else "an event"
+    address = _address(event)
+    if address is None:
+        return name
+    kind, _pubkey, d = address
+    return f"{name} (kind {kind}{f', d {excerpt(d)}' if d else ''})"
+
+
+def _address(event: Any) -> tuple[int, str, str] | None:
+    """(kind, pubkey, d) of an event whose fields have their types, else None."""
+    if not (isinstance(event, dict) and isinstance(event.get("kind"), int)
+            and isinstance(event.get("pubkey"), str) and isinstance(event.get("tags"), list)
+            and all(isinstance(tag, list) for tag in event["tags"])):
+        return None
+    ds = [tag[1] for tag in event["tags"] if tag[:1] == ["d"] and len(tag) > 1]
+    return event["kind"], event["pubkey"], str(ds[0]) if ds else ""
 
 
 def _bundle_where(path: str, skills: list[dict[str, Any]]) -> str:

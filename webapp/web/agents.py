@@ -13,6 +13,7 @@ from flask import Blueprint, Response, request, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.nostr import npub
 from webapp.views.agents import AgentForm, agent_rows, parse_agent_form
 
 from .access import ADMIN, can, requires
@@ -127,6 +128,9 @@ def purge(name: str) -> Response:
 def form_response(form: AgentForm, mode: str, status: int = 200, **context: Any) -> Response:
     """The new-agent or settings form (`mode`), with the author's values and any errors."""
     page = "agent_new.html" if mode == "new" else "agent_settings.html"
+    if mode != "new":
+        pubkey = store.nostr.nostr_settings(get_session(), context["agent"]).pubkey
+        context["nostr_npub"] = npub(pubkey) if pubkey else ""
     if mode != "new" and can(ADMIN):
         context["webhooks"] = store.webhooks.list_webhooks(get_session(), context["agent"])
     return page_or_fragment(page, "_agent_form.html", status, form=form, mode=mode, **context)

@@ -28,6 +28,8 @@ API_REFERENCE = DOCS / "api.md"
 TESTS_GUIDE = DOCS / "tests.md"
 #: How the context is assembled, stage by stage (the guide points to it).
 CONTEXT_GUIDE = DOCS / "CONTEXT.md"
+#: Skills as Nostr events: the draft specification (linked from an agent's Nostr page).
+NOSTR_GUIDE = DOCS / "nostr.md"
 
 #: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
 #: one guide and an edited one replaces the entry before it as the least recently used.
@@ -72,4 +74,12 @@ def rendered(path: Path) -> Markup:
 def context() -> Response:
     """docs/CONTEXT.md, how the context is assembled, as a page."""
     return page_or_fragment("help.html", "_help.html", guide=rendered(CONTEXT_GUIDE),
+                            reference=True)
+
+
+@bp.get("/help/nostr")
+@requires("viewer")
+def nostr() -> Response:
+    """docs/nostr.md, the Nostr events' specification, as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(NOSTR_GUIDE),
                             reference=True)
