@@ -34,7 +34,7 @@ class _RefuseKinds(nostr_sdk.WritePolicy):
 
 @contextmanager
 def local_relay(refuse_kinds: set[int] | None = None,
-                message: str = "blocked: not on this relay") -> Iterator[str]:
+                message: str = "not on this relay") -> Iterator[str]:
     """A real relay on a free port of 127.0.0.1 until the block ends; yields its URL."""
     started = threading.Event()
     stop = threading.Event()
@@ -43,6 +43,8 @@ def local_relay(refuse_kinds: set[int] | None = None,
     async def run() -> None:
         builder = nostr_sdk.LocalRelayBuilder().addr("127.0.0.1")
         if refuse_kinds:
+            # The policy is called from the relay's own threads: its coroutine runs here.
+            nostr_sdk.uniffi_set_event_loop(asyncio.get_running_loop())
             builder = builder.write_policy(_RefuseKinds(refuse_kinds, message))
         relay = builder.build()
         await relay.run()
