@@ -11,7 +11,6 @@ import. See docs/nostr.md.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from webapp.nostr import (
     event_problem,
     read_agent,
 )
+from webapp.pipeline import loads_json
 from webapp.store.agents import find_agent
 from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
 
@@ -97,7 +97,9 @@ def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
                 agent_name: str | None = None,
                 timeout: float = relays.TIMEOUT_SECONDS) -> Fetched:
     """Read agent `where.pubkey` from `urls`: its adoption list first, then the settings
-    and skills the newest valid list names (other authors' included)."""
+    and skills the newest valid list names (other authors' included). `timeout` is the
+    whole read's: the second round has what the first left."""
+    deadline = time.monotonic() + timeout
     first = relays.fetch(urls, [{"kinds": [kinds.adoption], "authors": [where.pubkey],
                                  "limit": 1}], limit=10, timeout=timeout)
     events = [event for answer in first for event in answer.events]
@@ -106,7 +108,8 @@ def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
     filters = [{"kinds": sorted({kind for kind, _d in pairs}), "authors": [author],
                 "#d": sorted({d for _kind, d in pairs})} for author, pairs in named.items()]
     count = sum(len(pairs) for pairs in named.values())
-    second = relays.fetch(urls, filters, limit=2 * count + 10, timeout=timeout) if filters else []
+    left = max(deadline - time.monotonic(), 0.1)
+    second = relays.fetch(urls, filters, limit=2 * count + 10, timeout=left) if filters else []
     events += [event for answer in second for event in answer.events]
     reading = read_agent(events, where.pubkey, kinds, agent_name=agent_name)
     return Fetched(reading, [*first, *second], events)
@@ -134,7 +137,7 @@ def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
         if len(events) >= MAX_FILE_EVENTS:
             raise ValueError(f"line {number}: more than {MAX_FILE_EVENTS} events")
         try:
-            events.append(json.loads(line))
+            events.append(loads_json(line))
         except ValueError:
             raise ValueError(f"line {number}: not a JSON event") from None
     if pubkey is None:

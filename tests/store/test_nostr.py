@@ -16,7 +16,7 @@ from tests.support.relay import Script, local_relay, scripted_relay
 from webapp import nostr_sync, relays, store
 from webapp.nostr import Address, Kinds, agent_events, read_agent, sign
 from webapp.pipeline import Agent, Skill, Workspace, assemble, dump_bundle, load_bundle
-from webapp.store.nostr import CHANGED, DROPPED, NEW, UNCHANGED, NostrSettings
+from webapp.store.nostr import CHANGED, DROPPED, UNCHANGED, NostrSettings
 
 DEMOS = Path(__file__).resolve().parents[2] / "webapp" / "demo"
 KEYS = nostr_sdk.Keys.generate()

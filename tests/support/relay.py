@@ -50,9 +50,13 @@ def local_relay(refuse_kinds: set[int] | None = None,
         await relay.run()
         box["url"] = str(await relay.url())
         started.set()
-        while not stop.is_set():
-            await asyncio.sleep(0.02)
-        relay.shutdown()
+        try:
+            while not stop.is_set():
+                await asyncio.sleep(0.02)
+        finally:
+            relay.shutdown()
+            if refuse_kinds:  # the bindings' loop is global: later calls run on their own
+                nostr_sdk.uniffi_set_event_loop(None)
 
     def main() -> None:
         try:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, url_for
+from flask import Blueprint, Response, jsonify, make_response, request, url_for
 
 from webapp import nostr_sync, relays, store
 from webapp.db import get_session
 from webapp.nostr import NostrKeyError, Reading, address, npub, public_key_hex, read_agent
+from webapp.pipeline import loads_json
 from webapp.store.nostr import DROPPED, read_settings
 from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 from webapp.views.wording import counted
@@ -64,7 +65,10 @@ def save(agent: str) -> Response:
 @requires("reviewer")
 def events(agent: str) -> Response:
     """The unsigned events of a snapshot (`?snapshot=N`, else the latest), to be signed."""
-    prepared = _prepared(agent)
+    try:
+        prepared = _prepared(agent)
+    except store.ValidationError as exc:
+        return make_response(jsonify(problems=[message for _, message in exc.problems]), 422)
     return jsonify(source=prepared.source, pubkey=prepared.settings.pubkey,
                    events=prepared.events)
 
@@ -75,10 +79,16 @@ def events(agent: str) -> Response:
 def publish(agent: str) -> Response:
     """Send the signed events of a snapshot to the agent's relays; the report of what each
     relay said of each event."""
-    body = request.get_json(silent=True)
+    try:
+        body = loads_json(request.get_data(as_text=True))
+    except ValueError:
+        body = None
     if not isinstance(body, dict):
         return _report(agent, 400, problems=["send JSON: {\"snapshot\": N, \"events\": [...]}"])
-    prepared = _prepared(agent, body.get("snapshot"))
+    try:
+        prepared = _prepared(agent, body.get("snapshot"))
+    except store.ValidationError as exc:
+        return _report(agent, 422, problems=[message for _, message in exc.problems])
     problems = nostr_sync.check_signed(prepared, body.get("events"))
     if not prepared.settings.relays:
         problems.append(f"{agent} has no relays: add one above")
@@ -100,6 +110,8 @@ def _prepared(agent: str, snapshot: Any = None) -> nostr_sync.Prepared:
         number = int(number) if number not in (None, "") else None
     except (TypeError, ValueError):
         number = -1  # no such snapshot: a 404
+    if number is not None and not 0 < number <= store.MAX_ID:
+        number = -1
     return nostr_sync.events_to_sign(get_session(), agent, number)
 
 
@@ -160,7 +172,7 @@ def apply() -> Response:
     form = request.form
     name = form.get("agent_name", "").strip() or None
     try:
-        events_sent = json.loads(form.get("events", ""))
+        events_sent = loads_json(form.get("events", ""))
     except ValueError:
         events_sent = None
     if not isinstance(events_sent, list) or len(events_sent) > nostr_sync.MAX_FILE_EVENTS:
