@@ -150,3 +150,16 @@ def test_publishing_to_nostr_needs_a_reviewer(run, nsec, simon_db, cheap_hashes)
     run("nostr", "key", "--agent", "Simon", "--npub", NPUB, "--relay", "wss://r.example.com")
     result = run("--as", "ann", "nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
     assert result.exit_code == 1 and "publishing to Nostr needs the reviewer role" in result.stderr
+
+
+def test_an_naddr_brings_its_relay_hint(run, nsec):
+    from webapp.nostr import naddr
+
+    with local_relay() as url:
+        run("nostr", "key", "--agent", "Simon", "--npub", NPUB, "--relay", url)
+        assert run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec).exit_code == 0
+        address = naddr(10123, KEYS.public_key().to_hex(), "", [url])
+        imported = run("nostr", "import", "--npub", address, "--agent-name", "Hinted",
+                       "--dry-run")
+    assert imported.exit_code == 0, imported.stderr
+    assert imported.stdout.splitlines()[0] == "new agent Hinted"

@@ -209,3 +209,10 @@ def test_an_import_from_a_relay_without_the_agent_is_refused(client, csrf):
 def test_apply_checks_what_the_browser_sent_again(client, csrf, form, text):
     answer = client.post("/nostr/import/apply", data={"csrf_token": csrf, **form})
     assert answer.status_code in (400, 422) and text in answer.text
+
+
+def test_the_specification_is_served(client):
+    page = client.get("/help/nostr")
+    assert is_page(page) and "Skills on Nostr" in page.text and "10123" in page.text
+    fragment = client.get("/help/nostr", headers=HTMX)
+    assert not is_page(fragment) and "Skills on Nostr" in fragment.text
