@@ -10,6 +10,7 @@ from collections.abc import Callable
 from .caches import cache_rows
 from .context_tests import tests_rows
 from .json_markdown import json_rows
+from .nostr import nostr_rows
 from .pipeline import Row, pipeline_rows
 from .pool import pool_rows
 from .worst_case import worst_case_rows
@@ -28,6 +29,7 @@ def run(quick: bool = False, web: bool = True, echo: Callable[[str], None] = pri
     # The caches' rows need workspaces of thousands of skills: not in a quick run.
     rows: list[Row] = pipeline_rows(quick) + ([] if quick else cache_rows()) + json_rows(quick)
     rows += tests_rows(quick)
+    rows += nostr_rows(quick)
     if web:
         # Flask and SQLAlchemy are loaded only when the web section runs.
         from .web import web_rows

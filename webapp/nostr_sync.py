@@ -11,6 +11,7 @@ import. See docs/nostr.md.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
 
 #: The most events a file of events may hold (the list, settings, and its skills).
 MAX_FILE_EVENTS = 2 * MAX_ADOPTED + 10
+#: The outcomes that leave an event on a relay.
+HELD = (relays.ACCEPTED, relays.UNCHANGED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +63,9 @@ def events_to_sign(session: Session, agent: str, snapshot: int | None = None, *,
         workspace = store.published_workspace(session, agent, row.number)
         source = f"snapshot {row.number}"
     hint = settings.relays[0] if settings.relays else ""
-    events = agent_events(workspace, settings.pubkey, settings.kinds,
-                          created_at if created_at is not None else int(time.time()),
+    when = created_at if created_at is not None else store.nostr.next_created_at(
+        session, agent, int(time.time()))
+    events = agent_events(workspace, settings.pubkey, settings.kinds, when,
                           authors=skill_authors(session, agent), relay_hint=hint)
     return Prepared(agent, source, settings, events)
 
@@ -82,6 +86,47 @@ def check_signed(prepared: Prepared, signed: Any) -> list[str]:
         if problem:
             problems.append(f"event {index + 1} (kind {want['kind']}) {problem}")
     return problems
+
+
+def send(urls: Sequence[str], signed: Sequence[dict[str, Any]], pubkey: str, kinds: Kinds, *,
+         timeout: float = relays.TIMEOUT_SECONDS) -> list[relays.Outcome]:
+    """Publish `signed` (the agent's events) to each relay, but for the events a relay
+    holds already in all but their time: those are `UNCHANGED`, not sent (a relay's rate
+    limit is spent on what changed). What each relay holds is asked first, and verified."""
+    deadline = time.monotonic() + timeout
+    asked = [{"kinds": sorted({e["kind"] for e in signed}), "authors": [pubkey]}]
+    held = relays.fetch(urls, asked, limit=2 * len(signed) + 10, timeout=timeout / 2)
+    to_send: dict[str, list[dict[str, Any]]] = {}
+    kept: list[relays.Outcome] = []
+    for answer in held:
+        same = _held(answer.events)
+        to_send[answer.relay] = [e for e in signed if _same_as(e) not in same]
+        kept += [relays.Outcome(answer.relay, e["id"], relays.UNCHANGED,
+                                "the relay holds this event already")
+                 for e in signed if _same_as(e) in same]
+    sent = relays.publish_each(to_send, timeout=max(deadline - time.monotonic(), 0.1))
+    order = {e["id"]: i for i, e in enumerate(signed)}
+    relay_order = {url: i for i, url in enumerate(urls)}
+    return sorted([*sent, *kept], key=lambda o: (relay_order[o.relay], order[o.event_id]))
+
+
+def _same_as(event: dict[str, Any]) -> str:
+    """What an event says, its time and signature aside."""
+    return json.dumps([event["pubkey"], event["kind"], event["tags"], event["content"]],
+                      ensure_ascii=False)
+
+
+def _held(events: Iterable[Any]) -> set[str]:
+    """What the newest valid event of each address a relay sent says."""
+    newest: dict[tuple[int, str, str], dict[str, Any]] = {}
+    for event in events:
+        if event_problem(event) is not None:
+            continue
+        ds = [tag[1] for tag in event["tags"] if tag[:1] == ["d"] and len(tag) > 1]
+        key = (event["kind"], event["pubkey"], ds[0] if ds else "")
+        if key not in newest or event["created_at"] > newest[key]["created_at"]:
+            newest[key] = event
+    return {_same_as(event) for event in newest.values()}
 
 
 @dataclass(slots=True)

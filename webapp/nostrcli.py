@@ -111,16 +111,17 @@ def publish_cmd(agent_name: str, snapshot: int | None, relay_urls: tuple[str, ..
         _call(read_settings, "", urls, {"skill": 31123, "embedded": 31124,
                                         "adoption": 10123, "settings": 31120})
         signed = [_sign(event, keys) for event in prepared.events]
-        outcomes = relays.publish(urls, signed, timeout=timeout)
-        accepted = sum(1 for outcome in outcomes if outcome.status == relays.ACCEPTED)
+        outcomes = nostr_sync.send(urls, signed, prepared.settings.pubkey,
+                                   prepared.settings.kinds, timeout=timeout)
+        accepted = sum(1 for outcome in outcomes if outcome.status in nostr_sync.HELD)
         _call(store.nostr.record_publish, session, agent_name, prepared.source, len(urls),
               accepted, len(outcomes))
     kinds = {event["id"]: event["kind"] for event in signed}
     for outcome in outcomes:
         click.echo(f"{outcome.relay}  kind {kinds[outcome.event_id]}  {outcome.event_id[:12]}  "
                    f"{outcome.status}{': ' + outcome.message if outcome.message else ''}")
-    click.echo(f"{accepted} of {len(outcomes)} accepted ({len(signed)} events, "
-               f"{len(urls)} relays)", err=True)
+    click.echo(f"{accepted} of {len(outcomes)} on the relays, accepted or held already "
+               f"({len(signed)} events, {len(urls)} relays)", err=True)
     if accepted != len(outcomes):
         sys.exit(1)
 

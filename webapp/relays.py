@@ -19,7 +19,7 @@ import socket
 import ssl
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -40,6 +40,8 @@ MAX_MESSAGE_BYTES = MAX_EVENT_BYTES + 64 * 1024
 MESSAGE_CHARS = 200
 ACCEPTED, REFUSED, TIMED_OUT, FAILED = "accepted", "refused", "timed out", "failed"
 ANSWERED = "answered"
+#: An event the relay holds already, the same in all but its time: not sent again.
+UNCHANGED = "unchanged"
 
 T = TypeVar("T")
 
@@ -68,7 +70,14 @@ def publish(urls: Sequence[str], events: Sequence[dict[str, Any]], *,
             timeout: float = TIMEOUT_SECONDS) -> list[Outcome]:
     """Send every event to every relay, and wait (at most `timeout` a relay) for each
     `OK`; the outcomes in relay order, then event order."""
-    answers = _each(urls, lambda url: _publish_one(url, events, timeout))
+    return publish_each({url: events for url in urls}, timeout=timeout)
+
+
+def publish_each(events_by_relay: Mapping[str, Sequence[dict[str, Any]]], *,
+                 timeout: float = TIMEOUT_SECONDS) -> list[Outcome]:
+    """`publish`, with each relay's own events."""
+    answers = _each(list(events_by_relay),
+                    lambda url: _publish_one(url, events_by_relay[url], timeout))
     return [outcome for outcomes in answers for outcome in outcomes]
 
 
@@ -94,6 +103,8 @@ def _publish_one(url: str, events: Sequence[dict[str, Any]], timeout: float
                  ) -> list[Outcome]:
     deadline = time.monotonic() + timeout
     waiting = {event["id"]: event for event in events}
+    if not waiting:
+        return []
     said: dict[str, Outcome] = {}
     try:
         with _connect(url, timeout) as ws:

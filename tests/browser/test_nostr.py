@@ -58,7 +58,7 @@ def test_publish_signed_by_the_extension_then_import_the_agent_back(app, context
 
         page.get_by_role("button", name="Sign and publish to relays").click()
         report = page.get_by_role("region", name="What the relays said")
-        expect(report).to_contain_text("Snapshot 1: 5 of 5 accepted.")
+        expect(report).to_contain_text("Snapshot 1: 5 of 5 on the relays")
         expect(report.get_by_role("row")).to_have_count(6)
 
         page.get_by_role("link", name="Import an agent from Nostr").click()
@@ -72,7 +72,8 @@ def test_publish_signed_by_the_extension_then_import_the_agent_back(app, context
         expect(skills).to_contain_text("identity")
         page.get_by_role("button", name="Apply import").click()
         expect(page).to_have_url(re.compile(r"/agents/Copy(/|$)"))
-        expect(page.get_by_text("Imported Copy from Nostr: 3 skills new or changed")).to_be_visible()
+        imported = page.get_by_text("Imported Copy from Nostr: 3 skills new or changed")
+        expect(imported).to_be_visible()
     with app.app_context():
         session = db.get_session()
         assert store.export_bundle(session, "Copy")["skills"] == store.export_bundle(

@@ -83,7 +83,10 @@ def test_publish_then_import_from_the_relay(run, nsec, simon_db):
         published = run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
         assert published.exit_code == 0, published.stderr
         assert published.stdout.count(" accepted") == 5
-        assert "5 of 5 accepted (5 events, 1 relays)" in published.stderr
+        assert "5 of 5 on the relays, accepted or held already (5 events, 1 relays)" in (
+            published.stderr)
+        again = run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
+        assert again.exit_code == 0 and again.stdout.count(" unchanged") == 5, "nothing resent"
         imported = run("nostr", "import", "--npub", NPUB, "--relay", url, "--agent-name", "Back")
     assert imported.exit_code == 0, imported.stderr
     with db.session_scope(simon_db) as session:
@@ -163,3 +166,28 @@ def test_an_naddr_brings_its_relay_hint(run, nsec):
                        "--dry-run")
     assert imported.exit_code == 0, imported.stderr
     assert imported.stdout.splitlines()[0] == "new agent Hinted"
+
+
+def test_only_what_changed_is_sent_again(run, nsec, simon_db):
+    with local_relay() as url:
+        run("nostr", "key", "--agent", "Simon", "--npub", NPUB, "--relay", url)
+        run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
+        with db.session_scope(simon_db) as session:
+            row = store.get_skill(session, "Simon", "chat")
+            store.save_skill(session, "Simon", "chat", expected_version=row.version,
+                             content="system:\nChanged.\n")
+            store.publish(session, "Simon", "second", expected_latest=1, override="test")
+        published = run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
+        assert published.exit_code == 0
+        assert published.stdout.count(" accepted") == 1 and published.stdout.count(
+            " unchanged") == 4
+        back = run("nostr", "import", "--npub", NPUB, "--relay", url, "--dry-run")
+    assert "changed" not in back.stdout.replace("unchanged", ""), "the relay has snapshot 2"
+
+
+def test_a_relays_rate_limit_is_reported(run, nsec):
+    with local_relay(notes_per_minute=2) as url:
+        run("nostr", "key", "--agent", "Simon", "--npub", NPUB, "--relay", url)
+        published = run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
+    assert published.exit_code == 1
+    assert "refused: rate-limited" in published.stdout

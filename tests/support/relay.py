@@ -33,15 +33,17 @@ class _RefuseKinds(nostr_sdk.WritePolicy):
 
 
 @contextmanager
-def local_relay(refuse_kinds: set[int] | None = None,
-                message: str = "not on this relay") -> Iterator[str]:
-    """A real relay on a free port of 127.0.0.1 until the block ends; yields its URL."""
+def local_relay(refuse_kinds: set[int] | None = None, message: str = "not on this relay",
+                notes_per_minute: int = 100_000) -> Iterator[str]:
+    """A real relay on a free port of 127.0.0.1 until the block ends; yields its URL. Its
+    rate limit is high unless told (the library's default refuses past 60 a minute)."""
     started = threading.Event()
     stop = threading.Event()
     box: dict[str, Any] = {}
 
     async def run() -> None:
-        builder = nostr_sdk.LocalRelayBuilder().addr("127.0.0.1")
+        builder = nostr_sdk.LocalRelayBuilder().addr("127.0.0.1").rate_limit(
+            nostr_sdk.RateLimit(max_reqs=500, notes_per_minute=notes_per_minute))
         if refuse_kinds:
             # The policy is called from the relay's own threads: its coroutine runs here.
             nostr_sdk.uniffi_set_event_loop(asyncio.get_running_loop())

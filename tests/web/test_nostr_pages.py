@@ -77,7 +77,7 @@ def test_publishing_signed_events_reports_each_relay_and_event(app, client, csrf
                              headers={"X-CSRFToken": csrf, **HTMX})
     assert answer.status_code == 200 and not is_page(answer)
     assert answer.text.count("<td>accepted</td>") == len(events)
-    assert "Snapshot 1: 5 of 5 accepted." in answer.text
+    assert "Snapshot 1: 5 of 5 on the relays" in answer.text
     with app.app_context():
         assert store.list_activity(db.get_session(), limit=1)[0].kind == "nostr.publish"
 

@@ -25,7 +25,7 @@ from webapp.pipeline import Skill, Workspace, dump_bundle, dump_skill, excerpt
 
 from . import rules
 from .accounts import require_role
-from .activity import record
+from .activity import list_activity, record
 from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent, taken_agent
 from .convert import skill_fields, skill_of
 from .errors import AlreadyExists, ValidationError
@@ -265,6 +265,15 @@ def record_publish(session: Session, agent: AgentRef, source: str, relays: int,
     row = get_agent(session, agent)
     record(session, row, "nostr.publish", source,
            f"{accepted} of {total} event copies accepted by {relays} relays")
+
+
+def next_created_at(session: Session, agent: AgentRef, now: int) -> int:
+    """The time to stamp an agent's events with: now, but after its last publish to Nostr
+    from here, so a relay never sees two versions of an address with the same time (a
+    tie keeps the lowest id, which may be the older event)."""
+    row = get_agent(session, agent)
+    last = list_activity(session, agent=row, kind="nostr.publish", limit=1)
+    return max(now, int(last[0].at.timestamp()) + 1) if last else now
 
 
 def check_agent_key(session: Session, agent: AgentRef) -> NostrSettings:

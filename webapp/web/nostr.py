@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, make_response, request, url_for
 
-from webapp import nostr_sync, relays, store
+from webapp import nostr_sync, store
 from webapp.db import get_session
 from webapp.nostr import NostrKeyError, Reading, address, npub, public_key_hex, read_agent
 from webapp.pipeline import loads_json
@@ -95,8 +95,9 @@ def publish(agent: str) -> Response:
     if problems:
         return _report(agent, 422, problems=problems)
     signed = body["events"]
-    outcomes = relays.publish(list(prepared.settings.relays), signed)
-    accepted = sum(1 for outcome in outcomes if outcome.status == relays.ACCEPTED)
+    outcomes = nostr_sync.send(list(prepared.settings.relays), signed,
+                               prepared.settings.pubkey, prepared.settings.kinds)
+    accepted = sum(1 for outcome in outcomes if outcome.status in nostr_sync.HELD)
     store.nostr.record_publish(get_session(), agent, prepared.source,
                                len(prepared.settings.relays), accepted, len(outcomes))
     kinds = {event["id"]: event["kind"] for event in signed}
