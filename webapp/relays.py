@@ -36,6 +36,8 @@ from webapp.store.webhooks import address_problem
 TIMEOUT_SECONDS = 10.0
 #: The largest message read from a relay: one event of the largest size, and its frame.
 MAX_MESSAGE_BYTES = MAX_EVENT_BYTES + 64 * 1024
+#: The most one relay may send for one request, all messages together.
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
 #: A relay message's excerpt in a report.
 MESSAGE_CHARS = 200
 ACCEPTED, REFUSED, TIMED_OUT, FAILED = "accepted", "refused", "timed out", "failed"
@@ -132,6 +134,7 @@ def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout:
     deadline = time.monotonic() + timeout
     answer = Answer(url)
     subscription = uuid.uuid4().hex[:16]
+    received = 0
     try:
         with _connect(url, timeout) as ws:
             ws.send(json.dumps(["REQ", subscription, *filters]))
@@ -146,11 +149,15 @@ def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout:
                     answer.status = REFUSED
                     answer.message = str(message[2] if len(message) > 2 else "")[:MESSAGE_CHARS]
                     break
+                received += len(json.dumps(message[-1], ensure_ascii=False))
                 if message[:2] == ["EVENT", subscription] and len(message) == 3:
                     answer.events.append(message[2])
                     if len(answer.events) > limit:
                         return Answer(url, [], REFUSED,
                                       f"sent more than {limit} events: its answer is dropped")
+                if received > MAX_ANSWER_BYTES:
+                    return Answer(url, [], REFUSED, f"sent more than {MAX_ANSWER_BYTES:,} "
+                                  "bytes: its answer is dropped")
             try:
                 ws.send(json.dumps(["CLOSE", subscription]))
             except (OSError, WebSocketException):

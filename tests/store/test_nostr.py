@@ -207,3 +207,13 @@ def test_reading_a_file_needs_one_list_or_a_key():
     with pytest.raises(ValueError, match="line 2: not a JSON event"):
         nostr_sync.read_file([lines[0], "{oops"], None, Kinds())
     assert read_agent([], PUBKEY, Kinds()).blocked
+
+
+def test_a_relay_that_sends_too_many_bytes_has_its_answer_dropped(monkeypatch):
+    monkeypatch.setattr(relays, "MAX_ANSWER_BYTES", 1024)
+    events = [sign(e, KEYS) for e in agent_events(load_bundle(DEMOS / "simon.json"), PUBKEY,
+                                                  Kinds(), 1)]
+    with scripted_relay(Script(events=events)) as url:
+        [answer] = relays.fetch([url], [{"kinds": [31123]}], limit=100, timeout=5)
+    assert (answer.status, answer.events) == (relays.REFUSED, [])
+    assert "sent more than 1,024 bytes" in answer.message
