@@ -108,8 +108,7 @@ def publish_cmd(agent_name: str, snapshot: int | None, relay_urls: tuple[str, ..
         urls = list(relay_urls or prepared.settings.relays)
         if not urls:
             raise click.ClickException(f"{agent_name} has no relays: give --relay URL")
-        _call(read_settings, "", urls, {"skill": 31123, "embedded": 31124,
-                                        "adoption": 10123, "settings": 31120})
+        urls = _call(store.nostr.check_relays, urls)
         signed = [_sign(event, keys) for event in prepared.events]
         outcomes = nostr_sync.send(urls, signed, prepared.settings.pubkey,
                                    prepared.settings.kinds, timeout=timeout)
@@ -178,8 +177,7 @@ def _read(session, where: str | None, path, relay_urls: tuple[str, ...],
         urls = list(relay_urls or found.relays)
         if not urls:
             raise click.UsageError("give --relay URL (the address names no relay)")
-        _call(read_settings, "", urls, {"skill": kinds.skill, "embedded": kinds.embedded,
-                                        "adoption": kinds.adoption, "settings": kinds.settings})
+        urls = _call(store.nostr.check_relays, urls)
         fetched = nostr_sync.fetch_agent(found, urls, kinds, agent_name=agent_name,
                                          timeout=timeout)
         for answer in fetched.answers:

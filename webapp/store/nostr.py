@@ -89,6 +89,30 @@ def nostr_settings(session: Session, agent: AgentRef) -> NostrSettings:
     return settings_of(get_agent(session, agent))
 
 
+def relays_problems(urls: list[str]) -> list[tuple[str, str]]:
+    """What is wrong with a list of relay URLs (`relays`, each problem on its own)."""
+    problems = []
+    if len(urls) > MAX_RELAYS:
+        problems.append(("relays", f"at most {MAX_RELAYS} relays"))
+    for url in urls[:MAX_RELAYS]:
+        problem = relay_url_problem(url)
+        if problem:
+            problems.append(("relays", f"{excerpt(url)} {problem}"))
+    if len(set(urls)) != len(urls):
+        problems.append(("relays", "lists a relay twice"))
+    return problems
+
+
+def check_relays(urls: list[str]) -> list[str]:
+    """The relay URLs, stripped, blank lines dropped; raises `ValidationError` when one
+    may not be used (`relays_problems`)."""
+    urls = [url.strip() for url in urls if url.strip()]
+    problems = relays_problems(urls)
+    if problems:
+        raise ValidationError(problems)
+    return urls
+
+
 def read_settings(key: str, relays: list[str], kinds: Mapping[str, Any]) -> NostrSettings:
     """Settings from what a user gave (a key as npub or hex, or empty; relay URLs; kinds);
     raises `ValidationError` naming each bad field (`npub`, `relays`, a kind)."""
@@ -100,14 +124,7 @@ def read_settings(key: str, relays: list[str], kinds: Mapping[str, Any]) -> Nost
         except NostrKeyError as exc:
             problems.append(("npub", str(exc)))
     urls = [url.strip() for url in relays if url.strip()]
-    if len(urls) > MAX_RELAYS:
-        problems.append(("relays", f"at most {MAX_RELAYS} relays"))
-    for url in urls[:MAX_RELAYS]:
-        problem = relay_url_problem(url)
-        if problem:
-            problems.append(("relays", f"{excerpt(url)} {problem}"))
-    if len(set(urls)) != len(urls):
-        problems.append(("relays", "lists a relay twice"))
+    problems += relays_problems(urls)
     problems += kinds_problems(kinds)
     if problems:
         raise ValidationError(problems)

@@ -153,8 +153,7 @@ def preview() -> Response:
         urls = urls or list(where.relays)
         if not urls:
             return _import_response(422, values=form, errors={"relays": "give a relay"})
-        read_settings("", urls, {"skill": 31123, "embedded": 31124, "adoption": 10123,
-                                 "settings": 31120})
+        urls = store.nostr.check_relays(urls)
     except NostrKeyError as exc:
         return _import_response(422, values=form, errors={"address": str(exc)})
     except store.ValidationError as exc:
