@@ -156,6 +156,10 @@ def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
     left = max(deadline - time.monotonic(), 0.1)
     second = relays.fetch(urls, filters, limit=2 * count + 10, timeout=left) if filters else []
     events += [event for answer in second for event in answer.events]
+    for answer in first:
+        answer.asked = "the adoption list"
+    for answer in second:
+        answer.asked = "what the list names"
     reading = read_agent(events, where.pubkey, kinds, agent_name=agent_name)
     return Fetched(reading, [*first, *second], events)
 

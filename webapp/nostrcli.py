@@ -182,7 +182,8 @@ def _read(session, where: str | None, path, relay_urls: tuple[str, ...],
                                          timeout=timeout)
         for answer in fetched.answers:
             if answer.status != relays.ANSWERED:
-                click.echo(f"{answer.relay}: {answer.status}: {answer.message}", err=True)
+                click.echo(f"{answer.relay} ({answer.asked}): {answer.status}: {answer.message}",
+                           err=True)
         reading = fetched.reading
     for problem in reading.problems:
         prefix = "refused" if problem.blocking else "skipped"

@@ -66,6 +66,8 @@ class Answer:
     events: list[dict[str, Any]] = field(default_factory=list)
     status: str = ANSWERED
     message: str = ""
+    #: What was asked, for a report ("the adoption list").
+    asked: str = ""
 
 
 def publish(urls: Sequence[str], events: Sequence[dict[str, Any]], *,
