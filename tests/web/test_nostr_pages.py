@@ -157,6 +157,8 @@ def test_the_import_form_preview_and_apply(app, client, csrf, simon):
             session = db.get_session()
             assert store.export_bundle(session, "Copy")["skills"] == store.export_bundle(
                 session, simon)["skills"]
+        again = client.post("/nostr/import", data=form)
+        assert "importing changes nothing" in again.text and "Apply import" not in again.text
         # Simon changed here: the preview of Simon shows the change with its diff.
         with app.app_context():
             session = db.get_session()
