@@ -34,6 +34,9 @@ def test_the_quick_benchmark_prints_the_pipeline_and_json_rows():
         " (median)",
         "tests: the open Tests tab, every scenario, 50 skills, 5 scenarios x 10 tests (median)",
         "tests: skill-editor test --bundle, 50 skills, 5 scenarios x 10 tests, whole command",
+        "nostr: write and sign every event, 50 skills (median)",
+        "nostr: verify and read back every event, 50 skills (median)",
+        "nostr: publish to a local relay / read back from it, 50 skills",
     ]
     assert not any(line.startswith("web:") for line in lines)
 
