@@ -125,7 +125,8 @@ def _publish_one(url: str, events: Sequence[dict[str, Any]], timeout: float
                                                ACCEPTED if message[2] else REFUSED,
                                                text[:MESSAGE_CHARS])
     except (_Refused, OSError, WebSocketException, ValueError) as exc:
-        return [said.get(ident) or Outcome(url, ident, FAILED, _reason(exc))
+        status = TIMED_OUT if isinstance(exc, TimeoutError) else FAILED
+        return [said.get(ident) or Outcome(url, ident, status, _reason(exc))
                 for ident in waiting]
     return [said.get(ident) or Outcome(url, ident, TIMED_OUT,
                                        f"no OK within {timeout:g} s") for ident in waiting]
@@ -165,7 +166,8 @@ def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout:
             except (OSError, WebSocketException):
                 pass
     except (_Refused, OSError, WebSocketException, ValueError) as exc:
-        return Answer(url, [], FAILED, _reason(exc))
+        return Answer(url, [], TIMED_OUT if isinstance(exc, TimeoutError) else FAILED,
+                      _reason(exc))
     return answer
 
 
