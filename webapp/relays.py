@@ -207,6 +207,9 @@ def _connect(url: str, timeout: float) -> ClientConnection:
         if parts.scheme == "wss" and address_problem(ip):
             raise _Refused(f"{host} resolves to {address_problem(ip)}")
     sock = socket.create_connection((address, port), timeout=timeout)
+    # websockets reads in a thread of its own and keeps its own deadlines: a timeout left
+    # on the socket would end a quiet connection as if the relay had dropped it.
+    sock.settimeout(None)
     context = ssl.create_default_context() if parts.scheme == "wss" else None
     try:
         return connect(url, sock=sock, ssl=context,

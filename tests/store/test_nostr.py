@@ -134,7 +134,7 @@ def test_a_relay_that_never_answers_is_reported_not_waited_on():
         outcomes = relays.publish([url], events, timeout=2)
         answers = relays.fetch([url], [{"kinds": [10123]}], limit=5, timeout=2)
     assert {o.status for o in outcomes} == {relays.TIMED_OUT}
-    assert [(a.status, a.events) for a in answers] == [(relays.TIMED_OUT, [])]
+    assert [(a.status, a.events) for a in answers] == [(relays.TIMED_OUT, [])], answers
 
 
 def test_a_relay_that_floods_has_its_answer_dropped():
