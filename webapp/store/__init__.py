@@ -13,7 +13,8 @@ signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did 
 the append-only record every change adds to), `errors`, `transactions`, `rules`,
 `convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
 variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
-with what uses it), `log`, `publish` (published snapshots, what changed since), `labels` (names
+with what uses it), `log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot
+or the draft read as one side of a comparison, and what differs between two), `labels` (names
 pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
 """
 
@@ -103,6 +104,7 @@ from .publish import (
     snapshot_workspace,
 )
 from .renames import RenamedItem, rename_tool, rename_variable
+from .snapshots import Differences, Side, SkillDifference, differences, read_side, skill_difference
 from .revisions import get_revision, list_revisions, restore_revision
 from .rules import (
     INTEGER_RANGES,
@@ -160,6 +162,12 @@ __all__ = [
     "published_workspace",
     "republish",
     "snapshot_workspace",
+    "Differences",
+    "Side",
+    "SkillDifference",
+    "differences",
+    "read_side",
+    "skill_difference",
     "accounts",
     "api_keys",
     "labels",
