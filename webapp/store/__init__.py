@@ -15,10 +15,10 @@ the append-only record every change adds to), `errors`, `transactions`, `rules`,
 variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
 with what uses it), `log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot
 or the draft read as one side of a comparison, and what differs between two), `labels` (names
-pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
+pointing at snapshots), `targets` (what an activity row changed, and whether it is still there), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
 """
 
-from . import accounts, api_keys, labels, nostr, throttling, webhooks
+from . import accounts, api_keys, labels, nostr, targets, throttling, webhooks
 from .accounts import ROLES, NewUser, SignInFailed, has_role
 from .activity import (
     KIND_GROUPS,
@@ -171,6 +171,7 @@ __all__ = [
     "accounts",
     "api_keys",
     "labels",
+    "targets",
     "webhooks",
     "nostr",
     "throttling",
