@@ -10,12 +10,14 @@ raised as the exceptions of `errors`, which carry what a caller needs to show th
 
 Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
 signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did what:
-the append-only record every change adds to), `errors`, `transactions`, `rules`,
-`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
-variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
-with what uses it), `log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot
-or the draft read as one side of a comparison, and what differs between two), `labels` (names
-pointing at snapshots), `targets` (what an activity row changed, and whether it is still there), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
+the append-only record every change adds to), `targets` (what an activity row changed,
+and whether it is still there), `errors`, `transactions`, `rules`, `convert`, `agents`,
+`skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
+`workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
+`log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot or
+the draft read as one side of a comparison, and what differs between two), `labels`
+(names pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is
+told of a publish).
 """
 
 from . import accounts, api_keys, labels, nostr, targets, throttling, webhooks
@@ -104,7 +106,6 @@ from .publish import (
     snapshot_workspace,
 )
 from .renames import RenamedItem, rename_tool, rename_variable
-from .snapshots import Differences, Side, SkillDifference, differences, read_side, skill_difference
 from .revisions import get_revision, list_revisions, restore_revision
 from .rules import (
     INTEGER_RANGES,
@@ -135,6 +136,7 @@ from .skills import (
     save_skill,
     set_skill_enabled,
 )
+from .snapshots import Differences, Side, SkillDifference, differences, read_side, skill_difference
 from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 
