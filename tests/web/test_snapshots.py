@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from tests.support.pages import HTMX, TOKEN, fragment_root, is_page, sign_in
+from tests.support.pages import HTMX, TOKEN, executable_markup, fragment_root, is_page, sign_in
+from tests.support.xss import CORPUS
 from webapp import db, store
 from webapp.views import snapshots
 
@@ -324,3 +325,17 @@ def test_an_activity_row_links_a_webhook_for_admins_only(app, simon, team, in_ap
     admin = sign_in(app.test_client(), "admin", TOKEN)
     assert hook not in viewer.get(f"{SIMON}/activity").data.decode()
     assert hook in admin.get(f"{SIMON}/activity").data.decode()
+
+
+def test_hostile_text_in_a_snapshot_never_becomes_markup(client, mallory, in_app):
+    in_app(lambda s: store.publish(s, mallory, CORPUS, expected_latest=0, override=CORPUS))
+    edit(in_app, mallory, "evil", CORPUS + "\nchanged\n")
+    in_app(lambda s: store.create_tool(s, mallory, "clock"))
+    urls = ["/agents/Mallory/snapshots/1", "/agents/Mallory/snapshots/compare?a=1&b=draft",
+            "/agents/Mallory/changes", "/agents/Mallory/activity",
+            "/agents/Mallory/snapshots/compare/skill?a=1&b=draft&d_tag=evil"]
+    for url in urls:
+        for headers in ({}, HTMX):
+            response = client.get(url, headers=headers)
+            assert response.status_code == 200, url
+            assert executable_markup(response.data.decode()) == [], url
