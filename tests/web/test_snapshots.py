@@ -185,9 +185,9 @@ def test_two_snapshots_compare_with_provenance_and_skill_diffs(client, two):
     assert "chat:" in " ".join(provenance(page))
     assert '<th scope="col">#1</th><th scope="col">#2</th>' in page.data.decode()
     # The form picks the two sides it shows.
-    assert re.search(r'<select name="a">.*?<option value="1" selected>', page.data.decode(),
+    assert re.search(r'<select name="a"[^>]*>.*?<option value="1" selected>', page.data.decode(),
                      re.S)
-    assert re.search(r'<select name="b">.*?<option value="2" selected>', page.data.decode(),
+    assert re.search(r'<select name="b"[^>]*>.*?<option value="2" selected>', page.data.decode(),
                      re.S)
     fragment = client.get(f"{SIMON}/snapshots/compare?a=1&b=2", headers=HTMX)
     assert fragment.status_code == 200 and not is_page(fragment)
@@ -339,3 +339,30 @@ def test_hostile_text_in_a_snapshot_never_becomes_markup(client, mallory, in_app
             response = client.get(url, headers=headers)
             assert response.status_code == 200, url
             assert executable_markup(response.data.decode()) == [], url
+
+
+def test_a_comparison_at_real_size_stays_bounded(client, bench, in_app):
+    """200 skills of 2 KB and 50 tools, 30 skills changed on most lines, six scenarios:
+    the page holds the first skills' and scenarios' diffs, and the rest are panels."""
+    def change(session):
+        for index in range(5):
+            store.create_scenario(session, bench, f"extra {index}", trigger="dm")
+        store.publish(session, bench, "", expected_latest=0, override="real size")
+        for row in store.list_skills(session, bench)[:30]:
+            store.save_skill(session, bench, row.d_tag, expected_version=row.version,
+                             content=row.content.replace("e", "E"))
+
+    in_app(change)
+    plain = {"Accept-Encoding": "identity"}
+    page = client.get("/agents/Bench/snapshots/compare?a=1&b=draft", headers=plain)
+    assert page.status_code == 200 and len(page.data) <= 650_000, len(page.data)
+    html = page.data.decode()
+    assert html.count('<section class="skill-change" aria-label="Skill skill_') == 30
+    assert html.count('hx-get="/agents/Bench/snapshots/compare/skill?') == (
+        30 - snapshots.INLINE_SKILLS)
+    assert html.count('hx-get="/agents/Bench/snapshots/compare/scenario?') == (
+        6 - snapshots.INLINE_SCENARIOS)
+    snapshot = client.get("/agents/Bench/snapshots/1", headers=plain)
+    assert len(snapshot.data) <= 250_000, len(snapshot.data)
+    assert snapshot.data.count(b'hx-get="/agents/Bench/snapshots/1/scenario?') == (
+        6 - snapshots.INLINE_SCENARIOS)

@@ -26,11 +26,15 @@ from webapp.tokens import TokenCount, count_tokens
 
 from .document_window import DocumentWindow
 from .messages import MessageCard, message_card
-from .publish import INLINE_SCENARIOS, MAX_DIFF_LINES, ScenarioChange, scenario_changes
+from .publish import INLINE_SCENARIOS, ScenarioChange, scenario_changes
 
 #: The changed skills whose text diffs the comparison page holds; the others are panels
-#: loaded when scrolled to (`snapshots.compare_skill`).
-INLINE_SKILLS = 10
+#: loaded when scrolled to (`snapshots.compare_skill`). Ten skills of 2 KB changed on
+#: every line were a megabyte of HTML with the scenarios' diffs; three are about 150 KB.
+INLINE_SKILLS = 3
+#: Lines of a skill's text diff made at most (the rest are counted): each side's whole
+#: text is one link away, on the skill's history.
+SKILL_DIFF_LINES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,7 @@ def snapshot_page(session: Session, agent: str, number: int) -> SnapshotPage:
     side = store.read_side(session, agent, str(number))
     snapshot = side.snapshot
     assert snapshot is not None
-    known = {row.d_tag for row in store.list_skills(session, agent, include_deleted=True)}
+    known = known_skills(session, agent)
     return SnapshotPage(
         side=side,
         labels=store.labels.labels_by_snapshot(session, agent).get(snapshot.id, []),
@@ -163,6 +167,11 @@ def snapshot_page(session: Session, agent: str, number: int) -> SnapshotPage:
         scenarios=scenario_contexts(side.workspace, snapshot.tests),
         snapshots=store.list_snapshots(session, agent),
         is_draft=store.current_digest(session, agent) == snapshot.digest)
+
+
+def known_skills(session: Session, agent: str) -> set[str]:
+    """The d_tags whose versions can be read now (a skill in the trash too)."""
+    return {row.d_tag for row in store.list_skills(session, agent, include_deleted=True)}
 
 
 def _skill(skill: dict[str, Any], version: int | None, known: set[str]) -> SnapshotSkill:
@@ -175,16 +184,18 @@ def _skill(skill: dict[str, Any], version: int | None, known: set[str]) -> Snaps
 @dataclass(frozen=True, slots=True)
 class SkillDiff:
     """A skill that differs between the two sides, and its text's diff (None: a panel
-    loaded when shown)."""
+    loaded when shown); `has_history`: each side's version can be read whole."""
 
     change: store.SkillDifference
     diff: Diff | None = None
+    has_history: bool = False
 
 
-def skill_diff(change: store.SkillDifference) -> SkillDiff:
-    """`change` with its text diffed, at most `MAX_DIFF_LINES` lines made."""
+def skill_diff(change: store.SkillDifference, known: set[str]) -> SkillDiff:
+    """`change` with its text diffed, at most `SKILL_DIFF_LINES` lines made; `known`,
+    the d_tags whose versions can be read (`known_skills`)."""
     return SkillDiff(change, diff_lines(change.content_before, change.content_after,
-                                        limit=MAX_DIFF_LINES))
+                                        limit=SKILL_DIFF_LINES), change.d_tag in known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,9 +239,10 @@ def compare_page(session: Session, agent: str, a_ref: str, b_ref: str,
     a = store.read_side(session, agent, a_ref)
     b = store.read_side(session, agent, b_ref)
     found = store.differences(a, b)
+    known = known_skills(session, agent)
     return ComparePage(
         a=a, b=b, differences=found,
-        skills=[skill_diff(change) if index < inline_skills else SkillDiff(change)
+        skills=[skill_diff(change, known) if index < inline_skills else SkillDiff(change)
                 for index, change in enumerate(found.skills)],
         scenarios=scenario_changes(a.workspace, b.workspace),
         snapshots=store.list_snapshots(session, agent))

@@ -24,6 +24,7 @@ from webapp.views.snapshots import (
     compare_page,
     default_refs,
     known_scenario,
+    known_skills,
     scenario_context,
     skill_diff,
     snapshot_page,
@@ -106,7 +107,8 @@ def compare_skill(agent: str) -> Response:
     if change is None:
         abort(404, description="That skill is the same on both sides, or on neither.")
     return page_or_fragment("snapshot_compare_skill.html", "_snapshot_skill_diff.html",
-                            agent=agent, a=a, b=b, skill=skill_diff(change),
+                            agent=agent, a=a, b=b,
+                            skill=skill_diff(change, known_skills(get_session(), agent)),
                             panel_url=request.full_path)
 
 
