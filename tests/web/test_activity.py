@@ -122,7 +122,8 @@ def test_a_change_from_the_web_is_recorded(client, simon, skill_form):
     response = client.post("/agents/Simon/skills/chat", data=skill_form("new text\n"))
     assert response.status_code == 303
     html = client.get(f"{AGENT_ACTIVITY}?kind=skill.save").data.decode()
-    assert "<td>chat</td>" in html and "version 2" in html
+    assert '<td><a href="/agents/Simon/skills/chat/history">chat</a></td>' in html
+    assert "version 2" in html
 
 
 def test_hostile_names_are_bounded_and_escaped(app, client):

@@ -246,7 +246,3 @@ def test_changed_scenarios_past_the_first_few_are_panels_loaded_when_shown(clien
     assert is_page(whole) and b"snapshot #1 \xe2\x86\x92 now" in whole.data
     assert client.get("/agents/Simon/changes/scenario?name=nope").status_code == 404
 
-
-def test_a_scenario_panel_without_a_snapshot_is_a_404(client, simon):
-    response = client.get("/agents/Simon/changes/scenario?name=admin+asks+about+mentions")
-    assert response.status_code == 404

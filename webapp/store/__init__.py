@@ -10,14 +10,17 @@ raised as the exceptions of `errors`, which carry what a caller needs to show th
 
 Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
 signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did what:
-the append-only record every change adds to), `errors`, `transactions`, `rules`,
-`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
-variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
-with what uses it), `log`, `publish` (published snapshots, what changed since), `labels` (names
-pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
+the append-only record every change adds to), `targets` (what an activity row changed,
+and whether it is still there), `errors`, `transactions`, `rules`, `convert`, `agents`,
+`skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
+`workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
+`log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot or
+the draft read as one side of a comparison, and what differs between two), `labels`
+(names pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is
+told of a publish).
 """
 
-from . import accounts, api_keys, labels, nostr, throttling, webhooks
+from . import accounts, api_keys, labels, nostr, targets, throttling, webhooks
 from .accounts import ROLES, NewUser, SignInFailed, has_role
 from .activity import (
     KIND_GROUPS,
@@ -133,6 +136,7 @@ from .skills import (
     save_skill,
     set_skill_enabled,
 )
+from .snapshots import Differences, Side, SkillDifference, differences, read_side, skill_difference
 from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 
@@ -160,9 +164,16 @@ __all__ = [
     "published_workspace",
     "republish",
     "snapshot_workspace",
+    "Differences",
+    "Side",
+    "SkillDifference",
+    "differences",
+    "read_side",
+    "skill_difference",
     "accounts",
     "api_keys",
     "labels",
+    "targets",
     "webhooks",
     "nostr",
     "throttling",

@@ -24,7 +24,6 @@ from .workspaces import workspace_with
 ITEM_SECTIONS = ("tools", "variables", "scenarios")
 
 
-
 @dataclass(frozen=True, slots=True)
 class SkillChange:
     """A skill whose version differs from the snapshot's.
@@ -81,8 +80,8 @@ def changes_since(session: Session, agent: AgentRef, number: int | None = None) 
     return Changes(
         skills=_skill_changes(session, row, snapshot.skill_versions),
         items=[change for section in ITEM_SECTIONS
-               for change in _item_changes(section, published[section], current[section])],
-        settings=_text(published["agent"]) != _text(current["agent"]),
+               for change in item_changes(section, published[section], current[section])],
+        settings=json_text(published["agent"]) != json_text(current["agent"]),
         order=[s["d_tag"] for s in published["skills"]] != [s["d_tag"] for s in current["skills"]],
     )
 
@@ -109,20 +108,22 @@ def _skill_changes(session: Session, agent: models.Agent, published: dict[str, A
     return changes
 
 
-def _item_changes(section: str, published: list[dict[str, Any]], current: list[dict[str, Any]]
-                  ) -> list[ItemChange]:
+def item_changes(section: str, published: list[dict[str, Any]], current: list[dict[str, Any]]
+                 ) -> list[ItemChange]:
+    """The items of bundle section `section` added, removed or changed from `published` to
+    `current` (two lists of the section's items, as a bundle holds them)."""
     before = {item["name"]: item for item in published}
     now = {item["name"]: item for item in current}
     changes = [ItemChange(section, name, "removed") for name in before if name not in now]
     for name, item in now.items():
         if name not in before:
             changes.append(ItemChange(section, name, "added"))
-        elif _text(before[name]) != _text(item):
+        elif json_text(before[name]) != json_text(item):
             changes.append(ItemChange(section, name, "changed"))
     return changes
 
 
-def _text(item: Any) -> str:
+def json_text(item: Any) -> str:
     """An item as JSON text: what it is in the bundle, numbers exactly as written (two
     dicts of `JsonNumber`s and ints compare by their text, not their Python values)."""
     return dumps_json(item)

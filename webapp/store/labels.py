@@ -34,6 +34,8 @@ PRODUCTION = "production"
 REVIEWER = "reviewer"
 #: Words a reference gives another meaning: no label may be named so.
 RESERVED = ("latest", "draft")
+#: How the detail of a `label.move` activity row starts: `to #3 (was #2)`.
+MOVED_TO = "to #"
 #: Lower-case letters, digits, `.`, `_`, `-`; starting with a letter or digit.
 _LABEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
@@ -48,6 +50,12 @@ def label_problem(name: str) -> str | None:
     if name in RESERVED:
         return f"cannot be {name!r} (a reference with its own meaning)"
     return None
+
+
+def moved_to(detail: str) -> int | None:
+    """The number of the snapshot a `label.move` row's detail says the label moved to."""
+    number = detail.removeprefix(MOVED_TO).partition(" ")[0] if detail.startswith(MOVED_TO) else ""
+    return int(number) if number.isascii() and number.isdigit() and len(number) <= 9 else None
 
 
 def labels_by_snapshot(session: Session, agent: AgentRef) -> dict[int, list[str]]:
@@ -87,6 +95,6 @@ def _point(session: Session, agent: models.Agent, name: str,
     label.moved_by, label.moved_at = current_actor(), utcnow()
     session.flush()
     was = f" (was #{before.number})" if before is not None else ""
-    record(session, agent, "label.move", name, f"to #{snapshot.number}{was}")
+    record(session, agent, "label.move", name, f"{MOVED_TO}{snapshot.number}{was}")
     enqueue(session, agent, "label.moved", moved_data(agent, name, snapshot, before))
     return label

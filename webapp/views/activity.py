@@ -40,6 +40,8 @@ class ActivityRow:
     said: str
     subject: str
     detail: str
+    #: The page of what the row changed, while it is there and this user may read it.
+    subject_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,33 +69,55 @@ def kind_choices() -> list[tuple[str, list[tuple[str, str]]]]:
     return groups + [("other", other)]
 
 
+#: `url(target, agent)`: the page of an activity row's target (`store.targets.Target`) of
+#: the agent now named `agent`, or None where the user may not read it.
+TargetUrl = Callable[[store.targets.Target, str], str | None]
+
+
 def activity_list(session: Session, args: Mapping[str, Any], before: int | None,
                   page_url: Callable[..., str], agent_url: Callable[[str], str],
-                  *, agent: models.Agent | None = None) -> ActivityList:
+                  target_url: TargetUrl, *, agent: models.Agent | None = None
+                  ) -> ActivityList:
     """The page the filter in `args` and `before` (the last id of the page before) ask
     for; `page_url(**query)` is the address of the list, `agent_url(name)` an agent's
-    activity page. With `agent`, that agent's rows only (and no Agent filter)."""
+    activity page, `target_url` the page of what a row changed. With `agent`, that
+    agent's rows only (and no Agent filter)."""
     fields = FILTER_FIELDS if agent is None else ("user", "kind")
     filters = {name: args[name] for name in fields if args.get(name)}
     rows = store.list_activity(session, agent=agent or filters.get("agent"),
                                actor=filters.get("user"), kind=filters.get("kind"),
                                before=before, limit=PAGE_SIZE + 1)
     shown = rows[:PAGE_SIZE]
-    live = {row.name for row in store.list_agents(session)}
+    agents = store.list_agents(session)
+    live = {row.name for row in agents}
+    links = subject_urls(session, shown, {row.id: row.name for row in agents}, target_url)
     return ActivityList(
         action=page_url(), filters=filters,
         users=[who(actor) for actor in store.activity_actors(session, agent=agent)],
         agents=store.activity_agent_names(session) if agent is None else None,
         kinds=kind_choices(),
-        rows=[_row(row, live, agent_url) for row in shown],
+        rows=[_row(row, live, agent_url, links.get(row.id)) for row in shown],
         newest_url=page_url(**filters) if before else None,
         older_url=(page_url(**filters, before=shown[-1].id) if len(rows) > PAGE_SIZE
                    else None))
 
 
-def _row(row: models.Activity, live: set[str], agent_url: Callable[[str], str]) -> ActivityRow:
+def subject_urls(session: Session, rows: list[models.Activity], live: dict[int, str],
+                 target_url: TargetUrl) -> dict[int, str]:
+    """The page of what each row changed, by the row's id: for the rows whose target is
+    still there, of an agent not in the trash (`live`: the name of each, by id)."""
+    targets = {row.id: target for row in rows
+               if (target := store.targets.target_of(row)) and target.agent_id in live}
+    there = store.targets.still_there(session, targets.values())
+    urls = {row_id: target_url(target, live[target.agent_id])
+            for row_id, target in targets.items() if target in there}
+    return {row_id: url for row_id, url in urls.items() if url}
+
+
+def _row(row: models.Activity, live: set[str], agent_url: Callable[[str], str],
+         subject_url: str | None) -> ActivityRow:
     return ActivityRow(
         at=row.at, who=who(row.actor), agent=row.agent_name,
         agent_url=agent_url(row.agent_name) if row.agent_name in live else None,
         kind=row.kind, said=store.KINDS.get(row.kind, row.kind), subject=row.subject,
-        detail=row.detail)
+        detail=row.detail, subject_url=subject_url)

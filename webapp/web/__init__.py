@@ -36,6 +36,7 @@ from . import (
     responses,
     security,
     skills,
+    snapshots,
     transfer,
     trash,
     uses,
@@ -43,8 +44,8 @@ from . import (
 )
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
-              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
-              api_keys.bp, webhooks.bp, nostr.bp)
+              trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, snapshots.bp,
+              api.bp, api_keys.bp, webhooks.bp, nostr.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from functools import partial
 
-from flask import Blueprint, Response, request, url_for
+from flask import Blueprint, Response, current_app, request, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.store.targets import Target
 from webapp.views.activity import activity_list
 
-from .access import requires
+from .access import can, needed_role, requires
 from .forms import whole_number
 from .responses import page_or_fragment
 
@@ -30,7 +31,7 @@ def agent(agent: str) -> Response:
     row = store.get_agent(session, agent)
     listing = activity_list(session, request.args, _before(),
                             partial(url_for, "activity.agent", agent=row.name), _agent_url,
-                            agent=row)
+                            _target_url, agent=row)
     return page_or_fragment("activity.html", "_activity.html", agent=row.name, listing=listing)
 
 
@@ -39,7 +40,7 @@ def agent(agent: str) -> Response:
 def admin() -> Response:
     """Everything done on this instance, filtered by user, agent and kind."""
     listing = activity_list(get_session(), request.args, _before(),
-                            partial(url_for, "activity.admin"), _agent_url)
+                            partial(url_for, "activity.admin"), _agent_url, _target_url)
     return page_or_fragment("activity.html", "_activity.html", listing=listing)
 
 
@@ -51,3 +52,21 @@ def _before() -> int | None:
 
 def _agent_url(name: str) -> str:
     return url_for("activity.agent", agent=name)
+
+
+#: The page each kind of target is shown on, and the name of its key in the address.
+_TARGET_PAGES = {"skill": ("history.index", "d_tag"), "tool": ("tools.edit", "name"),
+                 "variable": ("variables.show", "name"), "scenario": ("scenarios.edit", "name"),
+                 "snapshot": ("snapshots.show", "number"), "log": ("log.entry", "entry_id"),
+                 "webhook": ("webhooks.deliveries", "webhook_id"),
+                 "settings": ("agents.settings", None), "nostr": ("nostr.index", None),
+                 "agent": ("editor.agent", None)}
+
+
+def _target_url(target: Target, agent: str) -> str | None:
+    """The page of what an activity row changed, when this user may read it."""
+    endpoint, key = _TARGET_PAGES[target.kind]
+    role = needed_role(current_app, endpoint, "GET")
+    if role is None or not can(role):
+        return None
+    return url_for(endpoint, agent=agent, **({key: target.key} if key else {}))

@@ -9,16 +9,20 @@ snapshot's diff to review.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from io import BytesIO
 
 from flask import Blueprint, Response, g, request, send_file, url_for
 
-from webapp import store
+from webapp import context_tests, store
 from webapp.db import get_session
+from webapp.views.document_window import Fold
 from webapp.views.publish import changes_page, scenario_panel
+from webapp.views.snapshots import first_review, known_scenario, scenario_context
 
 from .access import requires
 from .forms import whole_number
+from .preview_links import fold_url, skill_link
 from .responses import done, download_name, page_or_fragment
 
 bp = Blueprint("publish", __name__)
@@ -34,8 +38,19 @@ def changes(agent: str) -> Response:
 @bp.get("/agents/<agent>/changes/scenario")
 @requires("viewer")
 def scenario(agent: str) -> Response:
-    """One scenario's diffs, published → now (`?name=`; none for the default inputs)."""
-    latest, change = scenario_panel(get_session(), agent, request.args.get("name"))
+    """One scenario's diffs, published → now (`?name=`; none for the default inputs);
+    before the first publish, the scenario's whole context in the draft."""
+    session, name = get_session(), request.args.get("name")
+    if store.latest_snapshot(session, agent) is None:
+        workspace = store.load_workspace(session, agent)
+        if not known_scenario(workspace, name):
+            raise store.NotFound(f"no scenario {name!r} in the workspace")
+        context = scenario_context(workspace, name, context_tests.run(workspace, name).to_dict(),
+                                   skill_link(agent, {}))
+        return page_or_fragment("changes_context.html", "_scenario_context.html", agent=agent,
+                                scenario=context, panel_url=request.full_path,
+                                fold_url=draft_fold_urls(agent)(name))
+    latest, change = scenario_panel(session, agent, name)
     return page_or_fragment("changes_scenario.html", "_changes_scenario.html", agent=agent,
                             latest=latest, scenario=change)
 
@@ -120,10 +135,20 @@ def unpublished(agent: str) -> bool:
 def changes_response(agent: str, status: int = 200, **extra: object) -> Response:
     """The Changes page (or its fragment), with a refused publish's note and reason."""
     session = get_session()
-    return page_or_fragment("changes.html", "_changes.html", status, agent=agent,
-                            view=changes_page(session, agent),
+    view = changes_page(session, agent)
+    first = (first_review(session, agent, view.tests, skill_link(agent, {}))
+             if view.latest is None else [])
+    return page_or_fragment("changes.html", "_changes.html", status, agent=agent, view=view,
+                            first=first, draft_fold_urls=draft_fold_urls(agent),
                             labels=store.labels.labels_by_snapshot(session, agent),
+                            moved_to=store.labels.moved_to,
                             label_moves=store.list_activity(session, agent=agent,
                                                             kind="label.move", limit=10),
                             **{"note": "", "label": store.labels.PRODUCTION, "errors": {},
                                "conflict": None, **extra})
+
+
+def draft_fold_urls(agent: str) -> Callable[[str | None], Callable[[Fold], str]]:
+    """`urls(name)(fold)`: the address of a fold's lines of the draft's scenario `name`
+    (the agent preview's, which answers them for any scenario)."""
+    return lambda name: lambda fold: fold_url(agent, fold, {"scenario": name} if name else {})

@@ -1,0 +1,146 @@
+"""Reading snapshots: one side of a comparison (a snapshot, or the draft: the workspace as
+it is now), and what differs between two sides.
+
+Nothing here writes. A side is named as the runtime API names a snapshot (`publish.resolve`:
+a number, `latest`, a label) or `DRAFT`; two sides are compared by their bundles, so a
+snapshot compares with another snapshot and with the draft the same way. Skills compare by
+what the bundle holds of them (text and fields), not by version: a skill saved and saved
+back to the same text is no change, as it is not for the digest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from webapp import models
+from webapp.pipeline import Workspace, dump_bundle, load_bundle, parse_json
+
+from .agents import AgentRef, get_agent
+from .changes import ITEM_SECTIONS, ItemChange, item_changes, json_text
+from .log import DRAFT
+from .publish import get_snapshot, resolve
+from .skills import list_skills
+from .workspaces import workspace_with
+
+#: The fields of a skill in a bundle other than its text, in the bundle's order.
+SKILL_FIELDS = ("name", "description", "layer", "triggers", "enabled")
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a comparison: a snapshot, or the draft (`snapshot` None).
+
+    `bundle` is its bundle as parsed JSON, `versions` the version of each skill (`d_tag` →
+    version: the snapshot's `skill_versions`, the draft's saved versions), `workspace` the
+    pipeline's workspace read from the bundle.
+    """
+
+    snapshot: models.PublishedSnapshot | None
+    bundle: dict[str, Any]
+    versions: dict[str, int]
+    workspace: Workspace
+
+    @property
+    def ref(self) -> str:
+        """How an address names this side: the snapshot's number, or `draft`."""
+        return str(self.snapshot.number) if self.snapshot is not None else DRAFT
+
+    @property
+    def title(self) -> str:
+        return f"#{self.snapshot.number}" if self.snapshot is not None else "the draft"
+
+
+def read_side(session: Session, agent: AgentRef, ref: str) -> Side:
+    """The side `ref` names: `DRAFT` (the workspace as it is now), or a snapshot by number,
+    `latest` or label. Raises `NotFound` for a snapshot that does not exist."""
+    row = get_agent(session, agent)
+    if ref == DRAFT:
+        skills = list_skills(session, row)
+        workspace = workspace_with(session, row, skills)
+        return Side(None, dump_bundle(workspace), {s.d_tag: s.version for s in skills},
+                    workspace)
+    snapshot = get_snapshot(session, row, resolve(session, row.id, ref).number)
+    bundle = parse_json(snapshot.bundle)
+    return Side(snapshot, bundle, dict(snapshot.skill_versions), load_bundle(bundle))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDifference:
+    """A skill `added`, `removed` or `changed` from side A to side B: its bundle item on
+    each side (None where it is not) and its version there."""
+
+    d_tag: str
+    state: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    version_before: int | None
+    version_after: int | None
+
+    @property
+    def fields(self) -> list[tuple[str, Any, Any]]:
+        """The fields other than the text that differ: name, value before, value after."""
+        if self.before is None or self.after is None:
+            return []
+        return [(name, self.before.get(name), self.after.get(name)) for name in SKILL_FIELDS
+                if json_text(self.before.get(name)) != json_text(self.after.get(name))]
+
+    @property
+    def content_before(self) -> str:
+        return self.before["content"] if self.before is not None else ""
+
+    @property
+    def content_after(self) -> str:
+        return self.after["content"] if self.after is not None else ""
+
+    @property
+    def text_changed(self) -> bool:
+        return self.content_before != self.content_after
+
+
+@dataclass(frozen=True, slots=True)
+class Differences:
+    """What differs from side A to side B, by kind."""
+
+    skills: list[SkillDifference]
+    items: list[ItemChange]
+    settings: bool  # the agent's settings (title, message mode, model, ...)
+    order: bool  # the adoption order of the skills
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.skills or self.items or self.settings or self.order)
+
+
+def differences(a: Side, b: Side) -> Differences:
+    """What differs from `a` to `b`: skills (in B's order, then those only in A), tools,
+    bindings and scenarios, the agent's settings and the adoption order."""
+    return Differences(
+        skills=skill_differences(a, b),
+        items=[change for section in ITEM_SECTIONS
+               for change in item_changes(section, a.bundle[section], b.bundle[section])],
+        settings=json_text(a.bundle["agent"]) != json_text(b.bundle["agent"]),
+        order=[s["d_tag"] for s in a.bundle["skills"]] != [s["d_tag"] for s in b.bundle["skills"]],
+    )
+
+
+def skill_differences(a: Side, b: Side) -> list[SkillDifference]:
+    """The skills added, removed or changed from `a` to `b`."""
+    before = {skill["d_tag"]: skill for skill in a.bundle["skills"]}
+    after = {skill["d_tag"]: skill for skill in b.bundle["skills"]}
+    found = []
+    for d_tag in [*after, *(tag for tag in before if tag not in after)]:
+        old, new = before.get(d_tag), after.get(d_tag)
+        if old is not None and new is not None and json_text(old) == json_text(new):
+            continue
+        state = "added" if old is None else "removed" if new is None else "changed"
+        found.append(SkillDifference(d_tag, state, old, new, a.versions.get(d_tag),
+                                     b.versions.get(d_tag)))
+    return found
+
+
+def skill_difference(a: Side, b: Side, d_tag: str) -> SkillDifference | None:
+    """Skill `d_tag`'s difference from `a` to `b`; None when it is the same or on neither."""
+    return next((found for found in skill_differences(a, b) if found.d_tag == d_tag), None)
