@@ -281,3 +281,15 @@ def test_download_is_the_text_as_stored(client, mallory_log):
     assert CORPUS in response.data.decode()
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["Content-Disposition"].startswith("attachment")
+
+
+def test_a_published_entry_links_to_its_snapshot(app, client, simon):
+    with app.app_context():
+        session = db.get_session()
+        store.publish(session, simon, "first", expected_latest=0, override="demo")
+        entry = store.log_context(session, simon, make_context("Published.\n"),
+                                  source=store.published_source(1))
+        entry_id = entry.id
+    link = f'published <a href="/agents/{simon}/snapshots/1">#1</a>'
+    assert link in client.get(LOG).text
+    assert link in client.get(f"{LOG}/{entry_id}").text
