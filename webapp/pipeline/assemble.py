@@ -319,6 +319,7 @@ def assemble(
         log_entry="",
         scenario=chosen.name or None,
         trigger=trigger,
+        pieces=tuple(pieces),
         # Each trace copied, so the stages made for the Pipeline tab stay out of the memo.
         _trace_builder=lambda: [trace.fresh() for trace in traces],
     )

@@ -83,10 +83,12 @@ class Origin(NamedTuple):
 
 
 class Stage(NamedTuple):
-    """One step of a skill's stage trace: its name and the text after it."""
+    """One step of a skill's stage trace: its name, the text after it and the origin of
+    each line of that text (a role's marker line is `Origin("role")`)."""
 
     name: str
     text: str
+    origins: Sequence[Origin] = ()
 
 
 class SkillTrace:
@@ -142,6 +144,9 @@ class Context:
     log_entry: str
     scenario: str | None = None
     trigger: str = ""
+    #: The selected skills' finished blocks, in order, before they became messages: each
+    #: a `blocks.Piece` (role, skill, trimmed text, its origins).
+    pieces: Sequence[Any] = ()
     _trace_builder: Callable[[], list[SkillTrace]] | None = field(default=None, repr=False)
     _trace: list[SkillTrace] | None = field(default=None, repr=False)
     _provenance: list[Origin] | None = field(default=None, repr=False)
