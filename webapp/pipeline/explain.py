@@ -21,12 +21,14 @@ from .assemble import _pick_scenario, assemble, selects
 from .blocks import parse_skill
 from .explain_skills import (
     EMPTY,
+    LISTED,
     READERS,
     SkillReading,
     SkillStep,
     TracedText,
     body_text,
     joined,
+    listed,
 )
 from .explain_words import STEP_WORDS
 from .origins import Origins
@@ -164,7 +166,7 @@ def trigger_step(r: _Reading) -> Step:
                               f"not selected: in the trash{would}"))
     chosen = [s.d_tag for s in r.selected]
     note = (f"Trigger `{trigger}` selects {len(chosen)} of {_plural(len(rows), 'skill')}: "
-            f"{', '.join(chosen)}." if chosen else
+            f"{listed(chosen)}." if chosen else
             f"Trigger `{trigger}` selects no skill, so the document is the title alone.")
     return Step("trigger", "", "", "", _skills_text([*r.workspace.skills, *r.trashed],
                                                     r.contents),
@@ -178,7 +180,7 @@ def order_step(r: _Reading) -> Step:
                  for s in r.selected)
     if len(rows) > 1:
         note = (f"The skills run in the order of the agent's skill list, its adoption list: "
-                f"{', then '.join(s.d_tag for s in rows)}. Selecting keeps that order, so "
+                f"{listed([s.d_tag for s in rows])}. Selecting keeps that order, so "
                 f"nothing moves here; it is the order their parts take in each message.")
     else:
         note = f"{'One skill' if rows else 'No skill'} selected: there is nothing to order."
@@ -203,7 +205,7 @@ def skill_step(name: str) -> Callable[[_Reading], Step]:
         if not parts:
             note = "No skill is selected, so no skill runs through this stage."
         elif changed:
-            note = f"Changed {', '.join(changed)}; open each skill to see how."
+            note = f"Changed {listed(changed)}; open each skill to see how."
         else:
             note = "Nothing changed in any skill: each skill below says why."
         return Step(name.split()[0], "", "", "", joined([p.before for p in parts]),
@@ -263,15 +265,17 @@ def _shapes(r: _Reading) -> tuple[MessageShape, ...]:
 
 def messages_step(r: _Reading) -> Step:
     shapes = _shapes(r)
-    listed = "; ".join(f"{m.role}: {', '.join(m.sources)}" for m in shapes)
+    roles = "; ".join(f"{m.role}: {listed(m.sources)}" for m in shapes[:LISTED])
+    if len(shapes) > LISTED:
+        roles += f"; and {len(shapes) - LISTED} more"
     if r.workspace.agent.message_mode == "grouped":
         note = (f"Grouped mode: one message per role, system first, then the other roles in "
                 f"the order they first appear; same-role parts go into one message. "
-                f"{_plural(len(shapes), 'message')} ({listed}).")
+                f"{_plural(len(shapes), 'message')} ({roles}).")
     else:
         note = (f"Sequence mode: every part is a message of its own, in order, so the parts "
                 f"keep their order and their markers. {_plural(len(shapes), 'message')} "
-                f"({listed}).")
+                f"({roles}).")
     note += " Blank lines around each part are trimmed, and an empty part is dropped."
     if any(d.code == "user-fallback" for d in r.context.diagnostics):
         note += " No skill wrote user text, so the incoming message is the user message."

@@ -141,8 +141,18 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _names(items: Sequence[str]) -> str:
+#: Names a sentence lists before it counts the rest: a 200-skill agent's notes stay short.
+LISTED = 8
+
+
+def listed(items: Sequence[str], limit: int = LISTED) -> str:
+    """`a, b and c`; past `limit` items, `a, b, ... and 192 more`."""
+    if len(items) > limit:
+        return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
     return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+_names = listed
 
 
 # -- one reader per stage

@@ -21,18 +21,13 @@ from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, di
 from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from webapp.views.messages import request_bodies
 from webapp.views.panels import LARGE_PAGE, shown_panels
-from webapp.views.preview import (
-    Choice,
-    StageView,
-    preview_models,
-    run,
-    run_followed,
-    stages_followed,
-)
+from webapp.views.pipeline_steps import StageView, explained, stages_followed
+from webapp.views.preview import Choice, preview_models, run, run_followed
 
 from .access import requires
 from .forms import (
     choice_args,
+    load_trash,
     load_workspace,
     parse_choice,
     parse_skill_form,
@@ -61,7 +56,9 @@ def show(agent: str) -> Response:
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
         preview=preview, errors=errors, every_part=request.args.get("parts") == "all",
-        tests=lambda: agent_tests(agent, workspace))  # run when the Tests tab is shown
+        # Run when their tab is shown.
+        tests=lambda: agent_tests(agent, workspace),
+        pipeline=lambda: explained(workspace, choice, load_trash(agent), preview.context))
 
 
 def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from webapp.pipeline import Skill, Workspace, assemble, resolvable_names
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
 from webapp.views.panels import LARGE_PAGE, shown_panels
+from webapp.views.pipeline_steps import editor_pipeline
 from webapp.views.preview import (
     Choice,
     ProblemCounts,
@@ -47,6 +48,7 @@ from .conflicts import conflict_response
 from .forms import (
     choice_args,
     filter_query,
+    load_trash,
     order_field,
     parse_skill_form,
     picker_choice,
@@ -343,6 +345,8 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
         "preview": preview,
+        # The Pipeline tab's, made when it is shown.
+        "pipeline": lambda: editor_pipeline(preview, load_trash(agent)),
         "editor_names": None if no_list else names_data(
             resolvable_names(workspace, preview.target.scenario), skill_link(agent, args)),
         "editor_diagnostics": diagnostics_data(preview.problems, preview.d_tag,

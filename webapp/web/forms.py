@@ -259,3 +259,8 @@ def _stripped(value: Any) -> str | None:
 def load_workspace(agent: str) -> Workspace:
     """The agent's saved workspace (a missing agent is a 404 via `store.NotFound`)."""
     return store.load_workspace(get_session(), agent)
+
+
+def load_trash(agent: str) -> tuple[Skill, ...]:
+    """The agent's skills in the trash, most recently deleted first."""
+    return tuple(store.skill_of(row) for row in store.list_trash(get_session(), agent))
