@@ -30,6 +30,7 @@ from . import (
     history,
     items,
     log,
+    pipeline_steps,
     problems,
     publish,
     responses,
@@ -43,7 +44,7 @@ from . import (
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
-              api_keys.bp, webhooks.bp)
+              api_keys.bp, webhooks.bp, pipeline_steps.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

@@ -32,9 +32,10 @@ from .forms import (
     parse_choice,
     parse_skill_form,
     picker_choice,
+    pipeline_args,
     request_data,
 )
-from .preview_links import agent_links, editor_links, skill_link
+from .preview_links import agent_links, editor_links, skill_link, step_links
 from .responses import done, page_or_fragment, wants_fragment
 
 bp = Blueprint("agent_preview", __name__)
@@ -55,6 +56,7 @@ def show(agent: str) -> Response:
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
+        step_url=step_links(agent, pipeline_args(choice, workspace)),
         preview=preview, errors=errors, every_part=request.args.get("parts") == "all",
         # Run when their tab is shown.
         tests=lambda: agent_tests(agent, workspace),

@@ -52,9 +52,10 @@ from .forms import (
     order_field,
     parse_skill_form,
     picker_choice,
+    pipeline_args,
     request_data,
 )
-from .preview_links import editor_links, skill_link
+from .preview_links import editor_links, skill_link, step_links
 from .responses import (
     done,
     flag,
@@ -347,6 +348,7 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "preview": preview,
         # The Pipeline tab's, made when it is shown.
         "pipeline": lambda: editor_pipeline(preview, load_trash(agent)),
+        "step_url": step_links(agent, pipeline_args(preview.followed, workspace)),
         "editor_names": None if no_list else names_data(
             resolvable_names(workspace, preview.target.scenario), skill_link(agent, args)),
         "editor_diagnostics": diagnostics_data(preview.problems, preview.d_tag,
