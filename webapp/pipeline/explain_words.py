@@ -38,7 +38,7 @@ STEP_WORDS: dict[str, tuple[str, str, str]] = {
     "messages": ("Roles split into messages",
                  "The blocks become the API's messages by their roles: no marker defaults to "
                  "system, and same-role sections are concatenated.",
-                 "3-blocks-become-messages"),
+                 "roles-into-messages"),
     "joined": ("Skills joined with ---",
                "Skills are separated by horizontal rules: within a message, the parts of "
                "different skills are joined with `---`, and the title opens the document.",
