@@ -205,9 +205,9 @@ def skill_step(name: str) -> Callable[[_Reading], Step]:
         if not parts:
             note = "No skill is selected, so no skill runs through this stage."
         elif changed:
-            note = f"Changed {listed(changed)}; open each skill to see how."
+            note = f"Changed {listed(changed)}; each skill's part says how."
         else:
-            note = "Nothing changed in any skill: each skill below says why."
+            note = "Nothing changed in any skill; each skill's part says why."
         return Step(name.split()[0], "", "", "", joined([p.before for p in parts]),
                     joined([p.after for p in parts]), note, skills=tuple(parts))
     return step
@@ -263,6 +263,21 @@ def _shapes(r: _Reading) -> tuple[MessageShape, ...]:
     return tuple(shapes)
 
 
+def _joining(r: _Reading) -> list[str]:
+    """`chat's system part joins personality's`: each part that goes into a message an
+    earlier part of its role began (grouped mode)."""
+    first: dict[str, str] = {}
+    joining = []
+    for piece in r.context.pieces:
+        if not piece.text:
+            continue
+        if piece.role in first:
+            joining.append(f"{piece.skill}'s {piece.role} part joins {first[piece.role]}'s")
+        else:
+            first[piece.role] = piece.skill or "the incoming message"
+    return joining
+
+
 def messages_step(r: _Reading) -> Step:
     shapes = _shapes(r)
     roles = "; ".join(f"{m.role}: {listed(m.sources)}" for m in shapes[:LISTED])
@@ -272,6 +287,10 @@ def messages_step(r: _Reading) -> Step:
         note = (f"Grouped mode: one message per role, system first, then the other roles in "
                 f"the order they first appear; same-role parts go into one message. "
                 f"{_plural(len(shapes), 'message')} ({roles}).")
+        joining = _joining(r)
+        if joining:
+            note += (f" Same-role parts concatenated: {listed(joining)} (each such part's "
+                     f"marker line goes).")
     else:
         note = (f"Sequence mode: every part is a message of its own, in order, so the parts "
                 f"keep their order and their markers. {_plural(len(shapes), 'message')} "
