@@ -14,6 +14,7 @@ pipeline's own table (`stages.STAGES`), each read by `explain_skills.READERS`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -31,7 +32,7 @@ from .explain_skills import (
     listed,
 )
 from .explain_words import STEP_WORDS
-from .origins import Origins
+from .origins import Origins, OriginsBuilder
 from .placeholders import find_placeholders
 from .result import Context, Origin
 from .stages import STAGES
@@ -104,7 +105,7 @@ class Explanation:
         return next((i for i, step in enumerate(self.steps) if step.key == key), None)
 
 
-@dataclass(slots=True)
+@dataclass
 class _Reading:
     """What the steps read: the workspace, the assembly and its inputs."""
 
@@ -119,9 +120,21 @@ class _Reading:
     #: part set aside), then one per stage of `STAGES`.
     texts: dict[str, list[TracedText]]
 
-    @property
+    @functools.cached_property
     def document(self) -> TracedText:
-        return TracedText(self.context.document.removesuffix("\n"), self.context.provenance)
+        return TracedText(self.context.document.removesuffix("\n"), self.context.origins)
+
+    @functools.cached_property
+    def unjoined(self) -> TracedText:
+        """The document without what the layout added: the title and the blank lines and
+        `---` rules that join parts and separate messages."""
+        texts = self.document.texts()
+        kept, origins = [], OriginsBuilder()
+        for at, count, kind, _ in self.document.spans():
+            if kind not in ("title", "separator"):
+                kept += texts[at:at + count]
+                origins.extend(self.document.origins[at:at + count])
+        return TracedText("\n".join(kept), origins.build())
 
 
 def _skills_text(skills: Sequence[Skill], contents: Mapping[str, str]) -> TracedText:
@@ -214,6 +227,7 @@ def skill_step(name: str) -> Callable[[_Reading], Step]:
 
 
 _TITLE = Origin("title")
+_ROLE = Origin("role")
 
 
 def title_step(r: _Reading) -> Step:
@@ -228,37 +242,31 @@ def title_step(r: _Reading) -> Step:
 
 def _parts(r: _Reading) -> TracedText:
     """The selected skills' parts in order, each under its role's marker line."""
-    texts = [TracedText(f"{piece.role}:", (Origin("role"),)) if not piece.origins else
-             TracedText(f"{piece.role}:\n{piece.text}", (Origin("role"), *piece.origins))
-             for piece in r.context.pieces]
-    return joined(texts)
-
-
-def _unjoined(r: _Reading) -> TracedText:
-    """The document without what the layout added: the title and the blank lines and
-    `---` rules that join parts and separate messages."""
-    kept = [(line, origin) for line, origin in r.document.rows()
-            if origin.kind not in ("title", "separator")]
-    return TracedText("\n".join(line for line, _ in kept), tuple(origin for _, origin in kept))
+    texts, origins = [], OriginsBuilder()
+    for piece in r.context.pieces:
+        texts.append(f"{piece.role}:")
+        origins.append(_ROLE)
+        if piece.origins:
+            texts.append(piece.text)
+            origins.extend(piece.origins)
+    return TracedText("\n".join(texts), origins.build())
 
 
 def _shapes(r: _Reading) -> tuple[MessageShape, ...]:
-    shapes: list[MessageShape] = []
-    rows = list(r.document.rows())
-    starts = [i for i, (_, origin) in enumerate(rows) if origin.kind == "role"]
+    """Each message and where its lines came from, read from the document's runs."""
+    spans = list(r.document.spans())
+    starts = [index for index, (_, _, kind, _) in enumerate(spans) if kind == "role"]
+    shapes = []
     for number, (start, message) in enumerate(zip(starts, r.context.messages, strict=True), 1):
-        lines = message["content"].count("\n") + 1
+        end = starts[number] if number < len(starts) else len(spans)
         sources: dict[str, None] = {}
-        for _, origin in rows[start + 1:start + 1 + lines]:
-            if origin.kind == "title":
-                sources["title"] = None
-            elif origin.kind == "message":
-                sources["incoming message"] = None
-            elif origin.kind == "history":
-                sources["DM history"] = None
-            elif origin.kind != "separator" and origin.skill:
-                sources[origin.skill] = None
-        shapes.append(MessageShape(number, message["role"], lines, tuple(sources),
+        for _, _, kind, skill in spans[start + 1:end]:
+            label = {"title": "title", "message": "incoming message",
+                     "history": "DM history"}.get(kind, skill)
+            if kind != "separator" and label:
+                sources[label] = None
+        shapes.append(MessageShape(number, message["role"],
+                                   message["content"].count("\n") + 1, tuple(sources),
                                    message["content"]))
     return tuple(shapes)
 
@@ -298,13 +306,14 @@ def messages_step(r: _Reading) -> Step:
     note += " Blank lines around each part are trimmed, and an empty part is dropped."
     if any(d.code == "user-fallback" for d in r.context.diagnostics):
         note += " No skill wrote user text, so the incoming message is the user message."
-    return Step("messages", "", "", "", _parts(r), _unjoined(r), note, messages=shapes)
+    return Step("messages", "", "", "", _parts(r), r.unjoined, note, messages=shapes)
 
 
 def joined_step(r: _Reading) -> Step:
     document = r.document
-    rules = sum(1 for line, origin in document.rows() if origin.kind == "separator"
-                and line == "---")
+    texts = document.texts()
+    rules = sum(1 for at, count, kind, _ in document.spans() if kind == "separator"
+                for line in texts[at:at + count] if line == "---")
     if r.workspace.agent.message_mode == "grouped":
         note = (f"Within each message, parts of different skills are joined by a blank line, "
                 f"`---` and a blank line ({_plural(rules, 'rule')} here), parts of one skill "
@@ -314,7 +323,7 @@ def joined_step(r: _Reading) -> Step:
                 "`---` is added; the title heads the first message when it is a system "
                 "message, else it is a system message of its own.")
     note += " In the document, each message is under its `role:` line, a blank line between."
-    return Step("joined", "", "", "", _unjoined(r), document, note)
+    return Step("joined", "", "", "", r.unjoined, document, note)
 
 
 def request_step(r: _Reading) -> Step:
@@ -336,8 +345,10 @@ def log_step(r: _Reading) -> Step:
     note = ("One comment line (the time, agent, scenario, trigger, problem counts and each "
             "message's role and lines), then the document verbatim: the log reads as the "
             "documents the agent saw, and parses back to exactly these messages.")
-    return Step("log", "", "", "", r.document,
-                TracedText(entry, (Origin("log"), *r.context.provenance)), note)
+    origins = OriginsBuilder()
+    origins.append(Origin("log"))
+    origins.extend(r.context.origins)
+    return Step("log", "", "", "", r.document, TracedText(entry, origins.build()), note)
 
 
 #: The steps, in order: (key, what makes the step). The skills' stages are `STAGES`'.

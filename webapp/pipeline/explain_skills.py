@@ -39,6 +39,17 @@ class TracedText:
         return zip(self.text.split("\n"), self.origins, strict=True) if self.origins \
             else iter(())
 
+    def texts(self) -> list[str]:
+        """The lines, without their origins."""
+        return self.text.split("\n") if self.origins else []
+
+    def spans(self) -> Iterator[tuple[int, int, str, str | None]]:
+        """`(first line, count, kind, skill)` for each run of lines of one kind and skill,
+        without making an `Origin` a line (`Origins.spans`): what a long text is read by."""
+        if isinstance(self.origins, Origins):
+            return self.origins.spans()
+        return ((at, 1, o.kind, o.skill) for at, o in enumerate(self.origins))
+
 
 EMPTY = TracedText("", ())
 
@@ -154,15 +165,24 @@ def listed(items: Sequence[str], limit: int = LISTED) -> str:
 
 _names = listed
 
+#: Characters of a `{{name}}` a note shows (a name is any run of characters but blanks
+#: and braces, so it may be a megabyte long).
+NAME_CHARS = 80
+
+
+def short(name: str) -> str:
+    """`name`, cut to `NAME_CHARS` characters."""
+    return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
+
 
 # -- one reader per stage
 
 
 def read_references(r: SkillReading) -> SkillStep:
     embedded: dict[str, int] = {}
-    for origin in r.after.origins:
-        if origin.kind == "skill" and origin.skill != r.d_tag and origin.skill:
-            embedded[origin.skill] = embedded.get(origin.skill, 0) + 1
+    for _, count, kind, skill in r.after.spans():
+        if kind == "skill" and skill != r.d_tag and skill:
+            embedded[skill] = embedded.get(skill, 0) + count
     if embedded:
         note = "Put in place of each `{{d_tag}}` the text of that skill: " + _names(
             [f"{skill} ({_plural(n, 'line')})" for skill, n in embedded.items()]) + "."
@@ -170,7 +190,8 @@ def read_references(r: SkillReading) -> SkillStep:
         note = f"{r.d_tag} embeds no skill, so its text goes on as written."
     left = [d for d in r.diagnostics if d.code.startswith("reference-") and d.skill == r.d_tag]
     if left:
-        note += " Left empty: " + "; ".join(d.message for d in left) + "."
+        more = f" (and {len(left) - 3} more, see Problems)" if len(left) > 3 else ""
+        note += " Left empty: " + "; ".join(d.message for d in left[:3]) + more + "."
     template = r.template()
     if template is not None:
         first = r.parsed.template_line - 1
@@ -181,24 +202,19 @@ def read_references(r: SkillReading) -> SkillStep:
 
 
 def _blocks(after: TracedText) -> tuple[BlockUse, ...]:
-    blocks: list[BlockUse] = []
-    role, first, count = None, 0, 0
-    for number, (text, origin) in enumerate(after.rows(), 1):
-        if origin.kind == "role":
-            if role is not None:
-                blocks.append(BlockUse(role, first, count))
-            role, first, count = marker_role(text) or text.rstrip(":"), number + 1, 0
-        else:
-            count += 1
-    if role is not None:
-        blocks.append(BlockUse(role, first, count))
-    return tuple(blocks)
+    """The blocks of a stage's output: each `role:` line (origin `role`) opens one."""
+    texts = after.texts()
+    markers = [line for at, count, kind, _ in after.spans() if kind == "role"
+               for line in range(at, at + count)]
+    ends = [*markers[1:], len(texts)] if markers else []
+    return tuple(BlockUse(marker_role(texts[at]) or texts[at].rstrip(":"), at + 2, end - at - 1)
+                 for at, end in zip(markers, ends, strict=True))
 
 
 def read_roles(r: SkillReading) -> SkillStep:
     blocks = _blocks(r.after)
     # Marker lines as `split_roles` finds them (outside code fences): each range after one.
-    markers = sum(1 for _, start, _ in split_roles([t for t, _ in r.before.rows()]) if start)
+    markers = sum(1 for _, start, _ in split_roles(r.before.texts()) if start)
     cut = _names([f"{b.role} ({_plural(b.lines, 'line')})" for b in blocks])
     if not blocks:
         note = f"{r.d_tag} has no text here, so there is no block to cut."
@@ -216,9 +232,10 @@ def read_roles(r: SkillReading) -> SkillStep:
 
 def read_variables(r: SkillReading) -> SkillStep:
     values: dict[tuple[str, str | None, int | None], ValueUse] = {}
-    for text, origin in r.before.rows():
+    for at, text in enumerate(r.before.texts()):
         if "{{" not in text:
             continue
+        origin = r.before.origins[at]
         for ph in find_placeholders(text):
             key = (ph.name, origin.skill, origin.line)
             if key in values:
@@ -235,9 +252,9 @@ def read_variables(r: SkillReading) -> SkillStep:
     if not found:
         note = f"{r.d_tag} uses no `{{{{name}}}}` here: nothing to fill in."
     else:
-        named = _names([f"`{{{{{v.name}}}}}`" + (f" ({v.tool}, {v.formatter})"
-                                                 if v.kind != "unknown" else " (unknown: empty)")
-                        for v in found])
+        named = _names([f"`{{{{{short(v.name)}}}}}`" + (
+            f" ({short(v.tool)}, {v.formatter})" if v.kind != "unknown" else " (unknown: empty)")
+            for v in found])
         note = (f"Filled in {_plural(len(found), 'value')}: {named}. Each comes from a "
                 f"binding, a built-in or a mock tool, turned into markdown by its "
                 f"formatter; values are not scanned again.")
@@ -245,8 +262,7 @@ def read_variables(r: SkillReading) -> SkillStep:
 
 
 def read_headings(r: SkillReading) -> SkillStep:
-    before = [line for line, _ in r.before.rows()]
-    after = [line for line, _ in r.after.rows()]
+    before, after = r.before.texts(), r.after.texts()
     moved = (sum(1 for a, b in zip(before, after, strict=True) if a != b)
              if len(before) == len(after) else None)
     if moved == 0:

@@ -30,13 +30,18 @@ from webapp.textdiff.lines import SHOWN_ROWS, Diff, DiffLine, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
 from .diff_window import STAGE_PAGE, diff_page, paged
-from .messages import Models, RequestBody, request_bodies
+from .messages import BODY_CUT, Models, RequestBody, request_bodies
 from .preview import Choice, Preview, follow, with_draft, with_provider
 
 #: Skills of a skill stage whose diff a step page makes (the rest are listed).
 SKILLS_SHOWN = 12
-#: Rows of a step's diff shown; the rest are counted.
-STEP_ROWS = 600
+#: Rows of a table of a step (a diff, a text) shown; the rest are counted.
+STEP_ROWS = 200
+#: Characters of text a step page shows in all, shared by its tables: a value written a
+#: thousand times, or a line of a megabyte, is cut (and said so), not sent whole.
+SHOWN_CHARS = 300_000
+#: Characters of a value the table of values shows.
+VALUE_CHARS = 600
 #: Skills a step page opens (their `<details>`) without being asked: a few, so the page
 #: reads as the stage without a click; with more, the one asked for or the first changed.
 OPEN_ALL = 3
@@ -69,6 +74,30 @@ def count(text: TracedText) -> Count:
     return Count(text.lines, count_tokens(text.text))
 
 
+def cut_line(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and how long it is."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:max(limit, 0)]}… [{len(text):,} characters in all]"
+
+
+#: A table's rows as a page shows them: a diff's hunks (header, lines) or a text's
+#: (number, line, origin); and how many rows are left out.
+Shown = tuple[list[Any], int]
+
+
+def text_shown(text: TracedText, chars: int) -> Shown:
+    """The lines of `text` a page shows: at most `STEP_ROWS`, and `chars` characters in
+    all (the line that passes them cut)."""
+    rows, left = [], chars
+    for number, (line, origin) in enumerate(text.rows(), 1):
+        if number > STEP_ROWS or left <= 0:
+            return rows, text.lines - len(rows)
+        rows.append((number, cut_line(line, left), origin))
+        left -= len(line)
+    return rows, 0
+
+
 @dataclass(frozen=True, slots=True)
 class Traced:
     """A diff of two traced texts, which says where each of its lines came from."""
@@ -82,6 +111,26 @@ class Traced:
         if line.new_no is not None:
             return self.after.origins[line.new_no - 1]
         return self.before.origins[(line.old_no or 1) - 1]
+
+    def shown(self, chars: int) -> Shown:
+        """The diff's hunks as a page shows them: at most `STEP_ROWS` rows, `chars`
+        characters in all (the line that passes them cut)."""
+        hunks, hidden = self.diff.cut("unified", STEP_ROWS)
+        out, left = [], chars
+        for header, lines in hunks:
+            kept = []
+            for line in lines:
+                if left <= 0:
+                    hidden += 1
+                    continue
+                text = line.text
+                if len(text) > left:
+                    line = dataclasses.replace(line, parts=((cut_line(text, left), False),))
+                left -= len(text)
+                kept.append(line)
+            if kept:
+                out.append((header, kept))
+        return out, hidden
 
 
 def traced_diff(before: TracedText, after: TracedText) -> Traced:
@@ -156,9 +205,28 @@ class StepPage:
                 for p in parts]
 
     @functools.cached_property
+    def chars(self) -> int:
+        """The characters each table of the page may show (`SHOWN_CHARS` shared)."""
+        tables = (sum(1 for view in self.skills if view.diff is not None) * 2
+                  if self.step.skills else 3)
+        return SHOWN_CHARS // max(tables, 1)
+
+    def value(self, text: str) -> str:
+        """A value as the table of values shows it (cut past `VALUE_CHARS`)."""
+        return cut_line(text, VALUE_CHARS)
+
+    def text(self, text: TracedText) -> Shown:
+        """A text's lines as the page shows them (`text_shown`, its share of the page)."""
+        return text_shown(text, self.chars)
+
+    def rows(self, traced: Traced) -> Shown:
+        """A diff's rows as the page shows them (`Traced.shown`, its share of the page)."""
+        return traced.shown(self.chars)
+
+    @functools.cached_property
     def bodies(self) -> list[RequestBody]:
         """The provider request bodies (the request step)."""
-        return request_bodies(self.explanation.context.messages, self.models)
+        return request_bodies(self.explanation.context.messages, self.models, BODY_CUT)
 
 
 # -- the editor's Pipeline tab: the whole pipeline, and the edited skill's stages in full
