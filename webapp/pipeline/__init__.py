@@ -53,7 +53,8 @@ from .expectations import (
     scoped_text,
     skills_in,
 )
-from .explain import Explanation, MessageShape, Selection, Step, explain
+from .explain import explain
+from .explain_data import Explanation, MessageShape, Selection, Step
 from .explain_skills import BlockUse, SectionStep, SkillStep, TracedText, ValueUse
 from .explain_words import STEP_WORDS
 from .formatters import FORMATTERS, FormatOptions, register_formatter

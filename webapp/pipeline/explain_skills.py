@@ -148,7 +148,8 @@ def body_text(d_tag: str, parsed: ParsedSkill) -> TracedText:
     return TracedText(parsed.body, parsed.origins)
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """`1 line`, `2 lines`."""
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -185,7 +186,7 @@ def read_references(r: SkillReading) -> SkillStep:
             embedded[skill] = embedded.get(skill, 0) + count
     if embedded:
         note = "Put in place of each `{{d_tag}}` the text of that skill: " + _names(
-            [f"{skill} ({_plural(n, 'line')})" for skill, n in embedded.items()]) + "."
+            [f"{skill} ({plural(n, 'line')})" for skill, n in embedded.items()]) + "."
     else:
         note = f"{r.d_tag} embeds no skill, so its text goes on as written."
     left = [d for d in r.diagnostics if d.code.startswith("reference-") and d.skill == r.d_tag]
@@ -196,7 +197,7 @@ def read_references(r: SkillReading) -> SkillStep:
     if template is not None:
         first = r.parsed.template_line - 1
         note += (f" The template part (line {first}, `---template---`, and the "
-                 f"{_plural(template.lines, 'line')} after it) is set aside here, not lost: "
+                 f"{plural(template.lines, 'line')} after it) is set aside here, not lost: "
                  f"it becomes blocks at “template sections added”.")
     return r.step(note, template=template)
 
@@ -215,12 +216,12 @@ def read_roles(r: SkillReading) -> SkillStep:
     blocks = _blocks(r.after)
     # Marker lines as `split_roles` finds them (outside code fences): each range after one.
     markers = sum(1 for _, start, _ in split_roles(r.before.texts()) if start)
-    cut = _names([f"{b.role} ({_plural(b.lines, 'line')})" for b in blocks])
+    cut = _names([f"{b.role} ({plural(b.lines, 'line')})" for b in blocks])
     if not blocks:
         note = f"{r.d_tag} has no text here, so there is no block to cut."
     elif markers:
-        note = (f"The author's {_plural(markers, 'marker line')} cut {r.d_tag} into "
-                f"{_plural(len(blocks), 'block')}: {cut}. The text stays the same; each "
+        note = (f"The author's {plural(markers, 'marker line')} cut {r.d_tag} into "
+                f"{plural(len(blocks), 'block')}: {cut}. The text stays the same; each "
                 f"`role:` line now opens a block instead of being text.")
     else:
         note = (f"{r.d_tag} has no marker line, so all of it is one system block: {cut} "
@@ -255,7 +256,7 @@ def read_variables(r: SkillReading) -> SkillStep:
         named = _names([f"`{{{{{short(v.name)}}}}}`" + (
             f" ({short(v.tool)}, {v.formatter})" if v.kind != "unknown" else " (unknown: empty)")
             for v in found])
-        note = (f"Filled in {_plural(len(found), 'value')}: {named}. Each comes from a "
+        note = (f"Filled in {plural(len(found), 'value')}: {named}. Each comes from a "
                 f"binding, a built-in or a mock tool, turned into markdown by its "
                 f"formatter; values are not scanned again.")
     return r.step(note, values=found)
@@ -271,7 +272,7 @@ def read_headings(r: SkillReading) -> SkillStep:
         note = ("Every heading went down one level (an underlined heading became a `##` "
                 "line), so the runtime's `#` title stays the only `#`.")
     else:
-        note = (f"Moved {_plural(moved, 'heading')} down one level (`#` → `##`), so the "
+        note = (f"Moved {plural(moved, 'heading')} down one level (`#` → `##`), so the "
                 f"runtime's `#` title stays the only `#`. Embedded text and values were put "
                 f"in first, so they move once, with the skill around them.")
     return r.step(note)
@@ -302,7 +303,7 @@ def read_sections(r: SkillReading) -> SkillStep:
     if gone:
         note += f" Empty and skipped: {_names(gone)}."
     if parsed.problems:
-        note += f" {_plural(len(parsed.problems), 'section')} could not be read (see Problems)."
+        note += f" {plural(len(parsed.problems), 'section')} could not be read (see Problems)."
     return r.step(note, sections=sections, template=template)
 
 
