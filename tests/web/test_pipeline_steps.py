@@ -145,7 +145,7 @@ def test_a_stage_of_many_skills_makes_a_few_diffs(client, many):
     html = client.get("/agents/Many/pipeline/variables?scenario=dm").data.decode()
     assert html.count('<details class="step-skill') == 60
     assert len(re.findall(r'aria-label="skill_\d+: Variables resolved"', html)) == SKILLS_SHOWN
-    assert len(re.findall(r"Show skill_\d+'s diff</a>", unescape(html))) == 60 - SKILLS_SHOWN
+    assert len(re.findall(r"Show skill_\d+'s part</a>", unescape(html))) == 60 - SKILLS_SHOWN
     asked = client.get("/agents/Many/pipeline/variables?scenario=dm&skill=skill_59"
                        ).data.decode()
     assert 'id="skill-skill_59" open>' in asked

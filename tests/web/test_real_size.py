@@ -13,6 +13,7 @@ from benchmarks.workspaces import scale_workspace
 from tests.support.pages import HTMX
 from webapp.views.agent_preview import CHART_BARS
 from webapp.views.diff_window import STAGE_PAGE
+from webapp.views.pipeline_steps import SKILLS_SHOWN
 
 EDITOR = "/agents/Bench/skills/skill_100"
 #: The issue's bound on a keystroke's answer; the tabs below are well under it.
@@ -142,3 +143,15 @@ def test_without_javascript_a_stage_fold_is_a_page_of_the_saved_skill(client, be
 ])
 def test_a_bad_stage_fold_is_refused(client, bench, query, status):
     assert client.get(f"/agents/Bench/preview/stage?{query}").status_code == status
+
+
+def test_the_pipeline_pages_at_real_size_stay_pages(client, bench):
+    """Every step on one page, and a skill stage of 200 skills: a few skills in full
+    (`SKILLS_SHOWN`), the others a note and a link each."""
+    listed = client.get("/agents/Bench/pipeline", headers=PLAIN)
+    assert listed.status_code == 200 and len(listed.data) <= 40_000, len(listed.data)
+    stage = client.get("/agents/Bench/pipeline/variables", headers=PLAIN)
+    html = stage.data.decode()
+    assert stage.status_code == 200 and len(stage.data) <= 600_000, len(stage.data)
+    assert html.count('<details class="step-skill') == 200
+    assert html.count("&#39;s part</a>") == 200 - SKILLS_SHOWN

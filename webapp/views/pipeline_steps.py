@@ -34,7 +34,7 @@ from .messages import BODY_CUT, Models, RequestBody, request_bodies
 from .preview import Choice, Preview, follow, with_draft, with_provider
 
 #: Skills of a skill stage whose diff a step page makes (the rest are listed).
-SKILLS_SHOWN = 12
+SKILLS_SHOWN = 8
 #: Rows of a table of a step (a diff, a text) shown; the rest are counted.
 STEP_ROWS = 200
 #: Characters of text a step page shows in all, shared by its tables: a value written a
