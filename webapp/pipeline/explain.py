@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
-from .assemble import _pick_scenario, assemble, selects
+from .assemble import assemble, pick_scenario, selects
 from .blocks import parse_skill
 from .explain_data import Explanation, Reading, Selection, Step
 from .explain_layout import joined_step, log_step, messages_step, request_step, title_step
@@ -32,7 +32,6 @@ from .explain_skills import (
 )
 from .explain_words import STEP_WORDS
 from .origins import Origins
-from .placeholders import find_placeholders
 from .result import Context
 from .stages import STAGES
 from .variables import Resolver
@@ -51,16 +50,16 @@ def _skills_text(skills: Sequence[Skill], contents: Mapping[str, str]) -> Traced
 # -- the steps before and after the skills' own stages
 
 
-def _why_not(skill: Skill, trigger: str, reading: Reading) -> str:
+def _why_not(skill: Skill, trigger: str, hosts: Mapping[str, list[str]]) -> str:
+    """Why `trigger` selects `skill` or not; `hosts`: the selected skills that write each
+    `{{name}}`."""
     if selects(skill, trigger):
         return f"selected: enabled, layer 1, trigger `{trigger}`"
     if not skill.enabled:
         return "not selected: disabled"
     if skill.layer != 1:
-        hosts = [s.d_tag for s in reading.selected
-                 if any(ph.name == skill.d_tag
-                        for ph in find_placeholders(reading.contents.get(s.d_tag, s.content)))]
-        where = f" (embedded by {', '.join(hosts)})" if hosts else ""
+        embedded = hosts.get(skill.d_tag)
+        where = f" (embedded by {listed(embedded)})" if embedded else ""
         return f"not selected: layer {skill.layer}, used only where a skill embeds it{where}"
     triggers = ", ".join(f"`{t}`" for t in skill.triggers)
     return (f"not selected: other trigger ({triggers})" if triggers
@@ -69,7 +68,11 @@ def _why_not(skill: Skill, trigger: str, reading: Reading) -> str:
 
 def trigger_step(r: Reading) -> Step:
     trigger = r.context.trigger
-    rows = [Selection(s.d_tag, s.name, i, selects(s, trigger), _why_not(s, trigger, r))
+    hosts: dict[str, list[str]] = {}
+    for host in r.selected:
+        for name in parse_skill(host.d_tag, r.contents.get(host.d_tag, host.content)).names:
+            hosts.setdefault(name, []).append(host.d_tag)
+    rows = [Selection(s.d_tag, s.name, i, selects(s, trigger), _why_not(s, trigger, hosts))
             for i, s in enumerate(r.workspace.skills, 1)]
     for skill in r.trashed:
         would = ", its trigger would select it" if selects(skill, trigger) else ""
@@ -165,12 +168,12 @@ def explain(workspace: Workspace, scenario: str | Scenario | None = None, *,
     overrides = overrides or {}
     context = assembled or assemble(workspace, scenario, trigger=trigger, message=message,
                                     overrides=overrides)
-    chosen = _pick_scenario(workspace, scenario, [])
+    chosen = pick_scenario(workspace, scenario, [])
     resolver = Resolver(workspace, chosen, chosen.message if message is None else message)
     contents = {s.d_tag: overrides.get(s.d_tag, s.content) for s in workspace.skills}
     selected = [s for s in workspace.skills if selects(s, context.trigger)]
     reading = Reading(workspace, context, chosen, resolver, contents, trashed, selected,
-                       _stage_texts(context))
+                      _stage_texts(context))
     steps = []
     for key, make in STEPS:
         name, does, rule = STEP_WORDS[key]
