@@ -31,5 +31,6 @@ bench: setup
 screenshots: setup
 	SKILL_EDITOR_SCREENSHOTS=1 $(VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		tests/browser/test_editor.py::test_screenshot \
+		tests/browser/test_pipeline_steps.py::test_screenshot \
 		tests/browser/test_layout.py::test_no_sideways_scrolling_and_columns \
 		tests/browser/test_layout.py::test_dark_mode_follows_the_system

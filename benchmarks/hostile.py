@@ -69,7 +69,7 @@ def path_values(workspace: Workspace) -> dict[str, str]:
             "tool": workspace.tools[0].name if workspace.tools else "x",
             "variable": workspace.variables[0].name if workspace.variables else "x",
             "scenario": "dm", "username": "nobody", "item_id": "1", "ref": "production",
-            "key_id": "1", "webhook_id": "1", "message_id": "1"}
+            "key_id": "1", "webhook_id": "1", "message_id": "1", "step": "variables"}
 
 
 def _fill(rule: Any, values: dict[str, str]) -> str:

@@ -135,7 +135,7 @@ def test_tabs_messages_and_log(context, live_server):
     page.click("text=Append to context log")
     expect(page.locator("#log-status")).to_contain_text("Appended at")
     page.click("[data-tab-button=pipeline]")
-    expect(page.locator("#preview [data-panel=pipeline]")).to_contain_text("variables resolved")
+    expect(page.locator("#preview [data-panel=pipeline]")).to_contain_text("Variables resolved")
 
 
 def test_screenshot(context, live_server, screenshots):

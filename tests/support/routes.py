@@ -36,7 +36,7 @@ def seed(app: Any) -> dict[str, str]:
                 "variable": workspace.variables[0].name,
                 "scenario": workspace.scenarios[0].name, "username": "nobody",
                 "item_id": "1", "ref": "production", "key_id": "1", "webhook_id": "1",
-                "message_id": "1"}
+                "message_id": "1", "step": "variables"}
 
 
 def route_url(rule: Any, values: dict[str, str]) -> str:

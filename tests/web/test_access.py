@@ -93,6 +93,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("agent_preview.body", "GET"): VIEWER,
     ("agent_preview.body", "POST"): VIEWER,
     ("agent_preview.append_log", "POST"): AUTHOR,
+    ("pipeline_steps.index", "GET"): VIEWER,
+    ("pipeline_steps.show", "GET"): VIEWER,
     ("editor.agent", "GET"): VIEWER,
     ("editor.edit", "GET"): VIEWER,
     ("editor.names", "GET"): VIEWER,

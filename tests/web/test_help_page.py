@@ -14,8 +14,9 @@ def test_help_page_renders_the_authors_guide(client):
     response = client.get("/help")
     assert response.status_code == 200 and is_page(response)
     html = response.data.decode()
-    assert "<h1>Writing skills</h1>" in html
-    assert "<h2>Role markers</h2>" in html
+    # Each heading has an anchor, as GitHub makes it, so a page can link to a section.
+    assert '<h1 id="writing-skills">Writing skills</h1>' in html
+    assert '<h2 id="role-markers">Role markers</h2>' in html
     assert "<table>" in html and "<code>reference-cycle</code>" in html
     assert '<div class="highlight">' in html  # fenced code, highlighted by pygments
     assert executable_markup(html) == []
@@ -41,11 +42,11 @@ def guide(tmp_path, monkeypatch):
 
 def test_an_edited_guide_shows_on_the_next_request(client, guide):
     guide.write_text("# First edition\n", encoding="utf-8")
-    assert b"<h1>First edition</h1>" in client.get("/help").data
+    assert b'<h1 id="first-edition">First edition</h1>' in client.get("/help").data
     guide.write_text("# Second edition\n", encoding="utf-8")
     stat = guide.stat()
     os.utime(guide, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    assert b"<h1>Second edition</h1>" in client.get("/help").data
+    assert b'<h1 id="second-edition">Second edition</h1>' in client.get("/help").data
 
 
 def test_the_guide_is_sanitized_like_skill_text(client, guide):
@@ -58,3 +59,15 @@ def test_the_guide_is_sanitized_like_skill_text(client, guide):
 def test_a_missing_guide_is_404(client, guide):
     response = client.get("/help")
     assert response.status_code == 404 and b"SKILLS.md is not installed" in response.data
+
+
+def test_heading_anchors_are_githubs_and_unique():
+    page = help_page.anchored("<h1>How it works</h1><h2>1. Select the skills</h2>"
+                              "<h3>Joined with <code>---</code> &amp; more</h3><h2>Status</h2>"
+                              "<h2>1. Select the skills</h2><hr><p>h2</p>")
+    assert page == ('<h1 id="how-it-works">How it works</h1>'
+                    '<h2 id="1-select-the-skills">1. Select the skills</h2>'
+                    '<h3 id="joined-with------more">Joined with <code>---</code> &amp; more</h3>'
+                    # The page's own ids are not taken, nor one already given.
+                    '<h2 id="status-1">Status</h2>'
+                    '<h2 id="1-select-the-skills-1">1. Select the skills</h2><hr><p>h2</p>')

@@ -40,7 +40,7 @@ def test_agent_preview_tabs_are_aria_tabs(client, simon):
     assert 'role="tablist"' in html and 'data-page-kind="agent-preview"' in html
     for key, _ in TABS:
         present = f'id="tab-{key}"' in html
-        assert present == (key not in ("diff", "pipeline"))
+        assert present == (key != "diff")
         assert present == (f'id="panel-{key}" role="tabpanel"' in html)
 
 

@@ -196,8 +196,9 @@ def test_preview_tabs_content(client, simon, skill_form):
     # Problems: the typo, with the suggestion, linking to its line.
     assert "unknown-variable" in html and "agent_npub" in html
     assert 'data-skill="chat" data-line="3"' in html
-    # Pipeline: the stages of the edited skill.
-    assert "references expanded" in html and "headings bumped" in html
+    # Pipeline: every step of the assembly, the edited skill's stages in full.
+    assert "Skills selected by the trigger" in html and "The provider request" in html
+    assert "References expanded" in html and "Headings bumped" in html
 
 
 def test_anthropic_body_has_system_on_top(client, simon):

@@ -13,6 +13,7 @@ from benchmarks.workspaces import scale_workspace
 from tests.support.pages import HTMX
 from webapp.views.agent_preview import CHART_BARS
 from webapp.views.diff_window import STAGE_PAGE
+from webapp.views.pipeline_steps import SKILLS_SHOWN
 
 EDITOR = "/agents/Bench/skills/skill_100"
 #: The issue's bound on a keystroke's answer; the tabs below are well under it.
@@ -76,9 +77,10 @@ def test_the_pipeline_tab_sends_a_page_of_each_stage_in_its_layout(client, bench
                                                                     layout):
     response = keystroke(client, csrf, f"pipeline:{layout}")
     html = response.data.decode()
-    # Was 125 KB: every row of every stage, in both layouts.
-    assert len(response.data) <= 30_000, len(response.data)
-    assert '<ol class="stages">' in html and "template sections added" in html
+    # Was 125 KB: every row of every stage, in both layouts. Now a page of each of the
+    # skill's stages, and every step of the whole pipeline in words (about 10 KB).
+    assert len(response.data) <= 40_000, len(response.data)
+    assert '<ol class="stages">' in html and "Template sections added" in html
     other = "split" if layout == "unified" else "unified"
     assert f'<table class="diff diff-{layout}"' in html
     assert f'<table class="diff diff-{other}"' not in html
@@ -122,7 +124,7 @@ def test_without_javascript_a_stage_fold_is_a_page_of_the_saved_skill(client, be
     url = unescape(STAGE_FOLD.findall(html)[0][0])
     page = client.get(url).data.decode()
     assert page.lstrip().lower().startswith("<!doctype html>")
-    assert "Lines 31–63 of stage “raw”" in page and "Typed now." not in page
+    assert "Lines 31–63 of stage “as written”" in page and "Typed now." not in page
     (rest,) = STAGE_FOLD.findall(page)
     assert rest[1] == "get" and rest[2] == "3 more lines of this stage"  # no form to post
     assert '<a href="/agents/Bench/skills/skill_100/preview?shown=pipeline">skill_100</a>' in page
@@ -141,3 +143,15 @@ def test_without_javascript_a_stage_fold_is_a_page_of_the_saved_skill(client, be
 ])
 def test_a_bad_stage_fold_is_refused(client, bench, query, status):
     assert client.get(f"/agents/Bench/preview/stage?{query}").status_code == status
+
+
+def test_the_pipeline_pages_at_real_size_stay_pages(client, bench):
+    """Every step on one page, and a skill stage of 200 skills: a few skills in full
+    (`SKILLS_SHOWN`), the others a note and a link each."""
+    listed = client.get("/agents/Bench/pipeline", headers=PLAIN)
+    assert listed.status_code == 200 and len(listed.data) <= 40_000, len(listed.data)
+    stage = client.get("/agents/Bench/pipeline/variables", headers=PLAIN)
+    html = stage.data.decode()
+    assert stage.status_code == 200 and len(stage.data) <= 600_000, len(stage.data)
+    assert html.count('<details class="step-skill') == 200
+    assert html.count("'s part</a>") == 200 - SKILLS_SHOWN

@@ -53,6 +53,10 @@ from .expectations import (
     scoped_text,
     skills_in,
 )
+from .explain import explain
+from .explain_data import Explanation, MessageShape, Selection, Step
+from .explain_skills import BlockUse, SectionStep, SkillStep, TracedText, ValueUse
+from .explain_words import STEP_WORDS
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .log_entry import (
@@ -109,6 +113,17 @@ from .workspace import (
 )
 
 __all__ = [
+    "STEP_WORDS",
+    "BlockUse",
+    "Explanation",
+    "MessageShape",
+    "SectionStep",
+    "Selection",
+    "SkillStep",
+    "Step",
+    "TracedText",
+    "ValueUse",
+    "explain",
     "CHECKS",
     "Expectation",
     "TestResult",

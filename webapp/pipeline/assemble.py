@@ -245,8 +245,10 @@ class _Run:
             call=self.resolver.call)
 
 
-def _pick_scenario(workspace: Workspace, scenario: str | Scenario | None,
-                   diagnostics: list[Diagnostic]) -> Scenario:
+def pick_scenario(workspace: Workspace, scenario: str | Scenario | None,
+                  diagnostics: list[Diagnostic]) -> Scenario:
+    """The scenario `assemble` uses for `scenario` (a name, a `Scenario`, or None for the
+    first); an unknown name is an `unknown-scenario` error in `diagnostics`."""
     if isinstance(scenario, Scenario):
         return scenario
     if scenario is None:
@@ -287,7 +289,7 @@ def assemble(
         diagnostics.append(Diagnostic(severity, code, text, origin.skill if origin else None,
                                       origin.line if origin else None))
 
-    chosen = _pick_scenario(workspace, scenario, diagnostics)
+    chosen = pick_scenario(workspace, scenario, diagnostics)
     trigger = chosen.trigger if trigger is None else trigger
     message = chosen.message if message is None else message
     run = _Run(workspace, chosen, message, overrides or {})
@@ -319,6 +321,7 @@ def assemble(
         log_entry="",
         scenario=chosen.name or None,
         trigger=trigger,
+        pieces=tuple(pieces),
         # Each trace copied, so the stages made for the Pipeline tab stay out of the memo.
         _trace_builder=lambda: [trace.fresh() for trace in traces],
     )

@@ -74,6 +74,25 @@ class Block:
         return text[start:end], origins[first:last]
 
 
+_MARKER_LINE = Origin("role")
+
+
+def traced(blocks: Sequence[Block]) -> tuple[str, Origins]:
+    """The blocks as the stage trace shows them (each `Block.traced`, joined by newlines)
+    and the origin of each line of that text: a role's marker line is `Origin("role")`,
+    and the one empty line of a block without lines is its skill's, with no line number.
+    The origins are put together by runs, not line by line."""
+    out = OriginsBuilder()
+    for block in blocks:
+        if block.role is not None:
+            out.append(_MARKER_LINE)
+        if block.origins:
+            out.extend(block.origins)
+        else:
+            out.append(Origin("skill", block.skill))
+    return "\n".join(block.traced() for block in blocks), out.build()
+
+
 class Piece(NamedTuple):
     """A finished block: its role, its trimmed text and one origin per line of it."""
 

@@ -59,7 +59,8 @@ class Origin(NamedTuple):
     `variable` / `tool` (text a variable or tool put there: `name` says which, `skill`
     and `line` the place of the `{{name}}`), `title`, `separator`, `role` (a `role:` line
     of the document), `message` (the incoming message used as the user-fallback) and
-    `history` (an expanded DM history entry). A named tuple: the pipeline makes one per
+    `history` (an expanded DM history entry); the pipeline explainer (`explain`) also
+    labels the lines of a request body `request` and the log entry's header `log`. A named tuple: the pipeline makes one per
     line on every keystroke, and tuples are the cheapest immutable records Python has.
     """
 
@@ -83,10 +84,12 @@ class Origin(NamedTuple):
 
 
 class Stage(NamedTuple):
-    """One step of a skill's stage trace: its name and the text after it."""
+    """One step of a skill's stage trace: its name, the text after it and the origin of
+    each line of that text (a role's marker line is `Origin("role")`)."""
 
     name: str
     text: str
+    origins: Sequence[Origin] = ()
 
 
 class SkillTrace:
@@ -142,6 +145,9 @@ class Context:
     log_entry: str
     scenario: str | None = None
     trigger: str = ""
+    #: The selected skills' finished blocks, in order, before they became messages: each
+    #: a `blocks.Piece` (role, skill, trimmed text, its origins).
+    pieces: Sequence[Any] = ()
     _trace_builder: Callable[[], list[SkillTrace]] | None = field(default=None, repr=False)
     _trace: list[SkillTrace] | None = field(default=None, repr=False)
     _provenance: list[Origin] | None = field(default=None, repr=False)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from typing import Any, NamedTuple, Protocol
 
-from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles
+from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles, traced
 from .budgets import Allowance, over_budget_message
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
@@ -390,11 +390,11 @@ def run_stages(skill: SkillRun, content: str,
     given `later` (what makes the same trace again), recording nothing: the trace is
     `later`'s, made when it is asked for."""
     blocks = [skill.body]
-    trace = [Stage("raw", content)]
+    trace = [Stage("raw", content, Origins.of_skill(skill.d_tag, content.count("\n") + 1))]
     for name, stage in STAGES:
         blocks = stage(skill, blocks)
         if later is None:
-            trace.append(Stage(name, "\n".join(block.traced() for block in blocks)))
+            trace.append(Stage(name, *traced(blocks)))
     return SkillResult(tuple(Piece.of(block) for block in blocks), tuple(skill.diagnostics),
                        SkillTrace(skill.d_tag, tuple(trace)) if later is None
                        else SkillTrace(skill.d_tag, build=later))

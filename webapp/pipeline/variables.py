@@ -50,6 +50,36 @@ class Resolved(NamedTuple):
     problems: tuple[Diagnostic, ...] = ()  # without a place: the caller knows where
 
 
+class Source(NamedTuple):
+    """What a `{{name}}` that is no skill calls: `kind` (`binding`, `built-in` or `mock
+    tool`, the first that has the name) and the binding called, the workspace's or the
+    tool's with default settings."""
+
+    kind: str
+    binding: Variable
+
+
+def source_of(workspace: Workspace, name: str) -> Source | None:
+    """What `{{name}}` calls, first match wins: a binding, a built-in tool (or an alias of
+    one), a mock tool; None when nothing has the name."""
+    binding = workspace.variables_by_name.get(name)
+    if binding is not None:
+        return Source("binding", binding)
+    if name in BUILTIN_TOOLS or name in BUILTIN_ALIASES:
+        return Source("built-in", Variable(name=name, tool=name))
+    if name in workspace.tools_by_name:
+        return Source("mock tool", Variable(name=name, tool=name))
+    return None
+
+
+def formatter_of(binding: Variable) -> str:
+    """The formatter a call of `binding` uses: its `format`, else its tool's default (a
+    built-in's own, `markdown` for a mock tool); an unknown one falls back to `markdown`."""
+    tool_name = BUILTIN_ALIASES.get(binding.tool, binding.tool)
+    name = binding.format or BUILTIN_FORMATS.get(tool_name, "markdown")
+    return name if name in FORMATTERS else "markdown"
+
+
 _MISSING = object()
 #: How many unknown names of one assembly get suggestions: each costs a comparison with
 #: every known name, and a skill may write 40,000 unknown names (the problem list shows
@@ -80,16 +110,12 @@ class Resolver:
             return self._memo[name]
         except KeyError:
             pass
-        ws = self.workspace
-        binding = ws.variables_by_name.get(name)
-        if binding is not None:
-            text, problems = self.call(binding)
-            resolved: Resolved | None = Resolved(text, "variable", problems)
-        elif name in BUILTIN_TOOLS or name in BUILTIN_ALIASES or name in ws.tools_by_name:
-            text, problems = self.call(Variable(name=name, tool=name))
-            resolved = Resolved(text, "tool", problems)
-        else:
-            resolved = None
+        source = source_of(self.workspace, name)
+        resolved: Resolved | None = None
+        if source is not None:
+            text, problems = self.call(source.binding)
+            resolved = Resolved(text, "variable" if source.kind == "binding" else "tool",
+                                problems)
         if resolved is not None and self.met is not None:
             self.met(len(resolved.text))
         self._memo[name] = resolved
@@ -100,7 +126,6 @@ class Resolver:
         tool_name = BUILTIN_ALIASES.get(binding.tool, binding.tool)
         if tool_name in BUILTIN_TOOLS:
             result: Any = {"success": True, "content": self.builtin_value(tool_name)}
-            default_format = BUILTIN_FORMATS[tool_name]
         else:
             tool = self.workspace.tools_by_name.get(tool_name)
             if tool is None:
@@ -108,17 +133,15 @@ class Resolver:
                                        f"`{binding.name}` calls the tool `{binding.tool}`, "
                                        f"which does not exist"),)
             result = tool.call(binding.args)
-            default_format = "markdown"
         value, problem = select(result, binding)
         if problem is not None:
             return "", (problem,)
-        format_name = binding.format or default_format
+        format_name = formatter_of(binding)
         problems: tuple[Diagnostic, ...] = ()
-        if format_name not in FORMATTERS:
+        if binding.format and binding.format != format_name:
             problems = (Diagnostic("warning", "unknown-format",
-                                f"`{binding.name}` asks for the unknown format `{format_name}`; "
+                                f"`{binding.name}` asks for the unknown format `{binding.format}`; "
                                 f"used `markdown` (known: {', '.join(sorted(FORMATTERS))})"),)
-            format_name = "markdown"
         options = self.options
         if binding.limit is not None:
             options = FormatOptions(options.max_items, binding.limit, options.history_labels)

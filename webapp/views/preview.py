@@ -38,7 +38,6 @@ from webapp.pipeline import (
 from webapp.textdiff.lines import SHOWN_ROWS, Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
-from .diff_window import STAGE_PAGE, diff_page, paged
 from .document_window import DocumentWindow, Opened
 from .messages import (
     BODY_CUT,
@@ -64,23 +63,6 @@ class Choice:
     trigger: str | None = None
     message: str | None = None
     provider: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StageView:
-    name: str
-    text: str
-    diff: Diff | None  # against the previous stage; None for the first
-
-    def page(self, index: int, layout: str, start: int = 0, end: int | None = None
-             ) -> list[Any]:
-        """Rows `start`..`end` of this stage (the `index`th) as the tab shows them, a page
-        of `STAGE_PAGE` and a fold for the rest: its diff's table in `layout`, or for the
-        first stage (`text`) the lines of its text, each with its newline."""
-        if self.diff is None:
-            return paged(self.text.splitlines(keepends=True), str(index), "text", start, end,
-                         STAGE_PAGE)
-        return diff_page(self.diff, str(index), layout, start, end, STAGE_PAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +114,8 @@ class Preview:
     scenario_tests: context_tests.TestRun = context_tests.TestRun(())
     #: The workspace with the draft in it (the Tests tab runs every scenario on it).
     drafted: Workspace | None = None
+    #: The picker's choice as the preview was assembled: the followed scenario and trigger.
+    followed: Choice = Choice()
 
     # The diffs are made when a shown tab asks for them: a keystroke's answer carries one
     # tab, and a long draft's diffs cost seconds (every line a `DiffLine`).
@@ -162,10 +146,6 @@ class Preview:
     def test_rows(self) -> dict[str, list[TestRow]]:
         """The Tests tab's rows, by scenario in order."""
         return test_rows(self.tests, self.drafted)
-
-    @functools.cached_property
-    def stages(self) -> list[StageView]:
-        return stage_views(self.context, self.target.host or self.d_tag)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -218,14 +198,6 @@ def follow(workspace: Workspace, d_tag: str, choice: Choice) -> tuple[PreviewTar
     scenario and trigger with the author's message and provider."""
     target = preview_target(workspace, d_tag, choice.scenario, choice.trigger)
     return target, dataclasses.replace(choice, scenario=target.scenario, trigger=target.trigger)
-
-
-def stages_followed(workspace: Workspace, draft: Skill, choice: Choice) -> list[StageView]:
-    """The Pipeline tab's stages of the preview of `draft` for `choice`: its own, or its
-    host's where it is shown through one."""
-    drafted = with_draft(workspace, draft)
-    target, followed = follow(drafted, draft.d_tag, choice)
-    return stage_views(run(target.workspace_for(drafted), followed), target.host or draft.d_tag)
 
 
 def run_followed(workspace: Workspace, draft: Skill, choice: Choice) -> tuple[Context, Choice]:
@@ -307,6 +279,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
                         if followed.scenario in drafted.scenarios_by_name
                         else context_tests.TestRun(())),
         drafted=drafted,
+        followed=followed,
     )
 
 
@@ -345,21 +318,6 @@ def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:
     """The context's diagnostics and the budget's verdict, errors first."""
     verdict = budget_problem(budget)
     return sorted([*context.diagnostics, *([verdict] if verdict else [])], key=problem_key)
-
-
-def stage_views(context: Context, d_tag: str) -> list[StageView]:
-    """Skill `d_tag`'s stage trace (the edited skill's, or its host's), each stage diffed
-    against the one before."""
-    for trace in context.trace:
-        if trace.d_tag == d_tag:
-            views, previous = [], None
-            for stage in trace.stages:
-                diff = (diff_lines(previous, stage.text, limit=SHOWN_ROWS)
-                        if previous is not None else None)
-                views.append(StageView(stage.name, stage.text, diff))
-                previous = stage.text
-            return views
-    return []
 
 
 def problem_key(diagnostic: Diagnostic) -> tuple[int, str, int]:

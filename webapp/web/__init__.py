@@ -31,6 +31,7 @@ from . import (
     items,
     log,
     nostr,
+    pipeline_steps,
     problems,
     publish,
     responses,
@@ -45,7 +46,7 @@ from . import (
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, snapshots.bp,
-              api.bp, api_keys.bp, webhooks.bp, nostr.bp)
+              api.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

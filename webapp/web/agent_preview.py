@@ -21,25 +21,21 @@ from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, di
 from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
 from webapp.views.messages import request_bodies
 from webapp.views.panels import LARGE_PAGE, shown_panels
-from webapp.views.preview import (
-    Choice,
-    StageView,
-    preview_models,
-    run,
-    run_followed,
-    stages_followed,
-)
+from webapp.views.pipeline_steps import StageView, explained, stages_followed
+from webapp.views.preview import Choice, preview_models, run, run_followed
 
 from .access import requires
 from .forms import (
     choice_args,
+    load_trash,
     load_workspace,
     parse_choice,
     parse_skill_form,
     picker_choice,
+    pipeline_args,
     request_data,
 )
-from .preview_links import agent_links, editor_links, skill_link
+from .preview_links import agent_links, editor_links, skill_link, step_links
 from .responses import done, page_or_fragment, wants_fragment
 
 bp = Blueprint("agent_preview", __name__)
@@ -60,8 +56,11 @@ def show(agent: str) -> Response:
     return page_or_fragment(
         "agent_preview.html", "_agent_preview.html", 422 if errors else 200,
         **picker_context(agent, workspace, choice), **agent_links(agent, args),
+        step_url=step_links(agent, pipeline_args(choice, workspace)),
         preview=preview, errors=errors, every_part=request.args.get("parts") == "all",
-        tests=lambda: agent_tests(agent, workspace))  # run when the Tests tab is shown
+        # Run when their tab is shown.
+        tests=lambda: agent_tests(agent, workspace),
+        pipeline=lambda: explained(workspace, choice, load_trash(agent), preview.context))
 
 
 def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from webapp.pipeline import Skill, Workspace, assemble, resolvable_names
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
 from webapp.views.panels import LARGE_PAGE, shown_panels
+from webapp.views.pipeline_steps import editor_pipeline
 from webapp.views.preview import (
     Choice,
     ProblemCounts,
@@ -47,12 +48,14 @@ from .conflicts import conflict_response
 from .forms import (
     choice_args,
     filter_query,
+    load_trash,
     order_field,
     parse_skill_form,
     picker_choice,
+    pipeline_args,
     request_data,
 )
-from .preview_links import editor_links, skill_link
+from .preview_links import editor_links, skill_link, step_links
 from .responses import (
     done,
     flag,
@@ -343,6 +346,9 @@ def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
         "scenario_defaults": scenario or Choice(),
         "triggers": workspace.triggers,
         "preview": preview,
+        # The Pipeline tab's, made when it is shown.
+        "pipeline": lambda: editor_pipeline(preview, load_trash(agent)),
+        "step_url": step_links(agent, pipeline_args(preview.followed, workspace)),
         "editor_names": None if no_list else names_data(
             resolvable_names(workspace, preview.target.scenario), skill_link(agent, args)),
         "editor_diagnostics": diagnostics_data(preview.problems, preview.d_tag,

@@ -222,6 +222,15 @@ def choice_args(choice: Choice, workspace: Workspace) -> dict[str, str]:
     return {key: value for key, value in args.items() if value}
 
 
+def pipeline_args(choice: Choice, workspace: Workspace) -> dict[str, str]:
+    """`choice_args` with the scenario always named: a step of the pipeline explained opens
+    the same scenario whatever the viewer picked last (`picker_choice` remembers it)."""
+    args = choice_args(choice, workspace)
+    if choice.scenario:
+        args["scenario"] = choice.scenario
+    return args
+
+
 def _triggers(data: Mapping[str, Any], saved: Skill, *, from_form: bool
               ) -> tuple[str, ...] | None:
     """The triggers: one per line of text (so a trigger may hold a comma), the lines of
@@ -259,3 +268,8 @@ def _stripped(value: Any) -> str | None:
 def load_workspace(agent: str) -> Workspace:
     """The agent's saved workspace (a missing agent is a 404 via `store.NotFound`)."""
     return store.load_workspace(get_session(), agent)
+
+
+def load_trash(agent: str) -> tuple[Skill, ...]:
+    """The agent's skills in the trash, most recently deleted first."""
+    return tuple(store.skill_of(row) for row in store.list_trash(get_session(), agent))

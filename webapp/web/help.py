@@ -7,6 +7,8 @@ and modification time, so an edited guide shows on the next request.
 
 from __future__ import annotations
 
+import html
+from itertools import count
 from pathlib import Path
 
 from flask import Blueprint, Response, abort
@@ -66,7 +68,52 @@ def rendered(path: Path) -> Markup:
     except FileNotFoundError:
         abort(404, description=f"The guide {path.name} is not installed with this copy of the app.")
     return _rendered.get_or_compute(
-        (path, mtime), lambda key: markdown_to_html(key[0].read_text(encoding="utf-8")))
+        (path, mtime),
+        lambda key: Markup(anchored(markdown_to_html(key[0].read_text(encoding="utf-8")))))
+
+
+#: Ids the help page's own markup uses, which a heading's anchor must not take.
+TAKEN_IDS = frozenset({"status", "help", "keyboard-shortcuts", "keyboard-shortcuts-title"})
+
+
+def heading_anchor(inner: str) -> str:
+    """The anchor of a heading whose HTML is `inner`, as GitHub makes it: its text in
+    lower case, spaces as hyphens, other marks dropped (`1. Select the skills` ->
+    `1-select-the-skills`), so a link to a rule works here and on GitHub alike."""
+    text, in_tag = [], False
+    for char in inner:
+        if char == "<" or char == ">":
+            in_tag = char == "<"
+        elif not in_tag:
+            text.append(char)
+    words = html.unescape("".join(text)).strip().lower()
+    return "".join(c if c.isalnum() or c in "-_" else "-" if c == " " else "" for c in words)
+
+
+def anchored(page: str) -> str:
+    """`page` (a guide's sanitised HTML, whose headings have no attributes) with an `id`
+    on each `<h1>`..`<h6>` (`heading_anchor`; a repeated one gets `-1`, `-2`, ...), so a
+    page can link to a section of a guide: the pipeline's steps link to their rules."""
+    out, pos, seen = [], 0, set(TAKEN_IDS)
+    while (start := page.find("<h", pos)) >= 0:
+        level = page[start + 2:start + 3]
+        end = page.find(f"</h{level}>", start) if level in ("1", "2", "3", "4", "5", "6") \
+            and page[start + 3:start + 4] == ">" else -1
+        if end < 0:
+            out.append(page[pos:start + 2])
+            pos = start + 2
+            continue
+        inner = page[start + 4:end]
+        anchor = base = heading_anchor(inner)
+        for number in count(1):
+            if anchor not in seen:
+                break
+            anchor = f"{base}-{number}"
+        seen.add(anchor)
+        out.append(f'{page[pos:start]}<h{level} id="{anchor}">{inner}</h{level}>')
+        pos = end + 5
+    out.append(page[pos:])
+    return "".join(out)
 
 
 @bp.get("/help/context")

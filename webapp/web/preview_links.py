@@ -1,6 +1,6 @@
 """Where a preview's placeholders lead: a panel not sent (`lazy` in `_macros.html`) and a
 fold of a large document (`_preview_folds.html`) and a request body whole, for the
-editor and the agent preview.
+editor and the agent preview; and the steps of the pipeline explained (`step_links`).
 
 With JavaScript a panel's placeholder and a fold load in place with htmx; these addresses
 are what a page without JavaScript follows, and what htmx asks. The editor's panels and
@@ -60,3 +60,21 @@ def fold_url(agent: str, fold: Fold, args: dict[str, str], skill: str | None = N
     """The address of `fold`'s lines (`agent_preview.lines`)."""
     return url_for("agent_preview.lines", agent=agent, skill=skill, view=fold.view,
                    lines=fold.lines, **args)
+
+
+#: The presentation layout's `view` on a step page (larger text, one step a screen).
+PRESENT = "present"
+
+
+def step_links(agent: str, args: dict[str, str], present: bool = False) -> Callable[..., str]:
+    """`url(step, skill=None, present=...)`: the address of a step of the pipeline
+    explained (`pipeline_steps.show`) for the picker's `args` (`pipeline_args`: the
+    scenario always named), `step` None for the list of every step."""
+    def url(step: str | None, skill: str | None = None, present: bool = present) -> str:
+        extra = {key: value for key, value in (("skill", skill),
+                                               ("view", PRESENT if present else None))
+                 if value}
+        if step is None:
+            return url_for("pipeline_steps.index", agent=agent, **args, **extra)
+        return url_for("pipeline_steps.show", agent=agent, step=step, **args, **extra)
+    return url
