@@ -62,8 +62,24 @@ document.documentElement.classList.add("js");
                   pipeline: wrap.dataset.diffView || "unified"}[tab];
     field.value = view ? tab + ":" + view : tab;
   }
+  // A placeholder of the open tab and view loads now, wherever it is scrolled: htmx's
+  // `intersect` asks only for one in sight, and one below the fold of a short window
+  // would say Loading… until the next keystroke. Sent when a tab or view is opened and
+  // when an answer brings placeholders (htmx:load); a loader hidden by the tab or view
+  // not shown has no box and is left for when it is opened. A loader already asking
+  // drops the second call (`hx-sync="this:drop"`).
+  function loadShown(root) {
+    const wrap = root.closest ? root.closest(".preview-wrap") : null;
+    const scope = wrap || root;
+    if (!scope.querySelectorAll) return;
+    scope.querySelectorAll("[data-loader]").forEach(function (loader) {
+      if (loader.getClientRects().length) htmx.trigger(loader, "panel-shown");
+    });
+  }
+  document.addEventListener("htmx:load", function (event) { loadShown(event.detail.elt || event.target); });
   function saveViews(wrap) {
     syncShown(wrap);
+    loadShown(wrap);
     const views = loadViews();
     for (const key of VIEW_KEYS) if (wrap.dataset[key] !== undefined) views[key] = wrap.dataset[key];
     try {
