@@ -16,9 +16,15 @@ document.documentElement.classList.add("js");
   function status(text, kind, about) {
     const el = document.getElementById("status");
     if (!el) return;
+    if (text) dropFlashes();
     el.textContent = text || "";
     el.dataset.kind = kind || "";
     el.dataset.about = about || "";
+  }
+  // One message at a time: something said now replaces what the page was loaded with
+  // ("Created the skill" stays no longer beside "Saved ... as version 2").
+  function dropFlashes() {
+    document.querySelectorAll(".flashes").forEach(function (list) { list.remove(); });
   }
   // The session ended while the page was open (signed out elsewhere, a new password, an
   // account disabled): the server answers htmx and fetch with 401 and where to sign in.
@@ -334,7 +340,16 @@ document.documentElement.classList.add("js");
     if (form && form.contains(event.target)) updateDirty();
   });
 
+  // A menu (the account's, a <details class="menu">) closes on a click outside it and on
+  // Escape, as menus do.
+  function closeMenus(except) {
+    document.querySelectorAll("details.menu[open]").forEach(function (menu) {
+      if (menu !== except) menu.open = false;
+    });
+  }
+
   document.addEventListener("click", function (event) {
+    closeMenus(event.target.closest("details.menu"));
     const tab = event.target.closest("[data-tab-button]");
     if (tab) {
       selectTab(tab, false);
@@ -386,6 +401,12 @@ document.documentElement.classList.add("js");
   });
 
   document.addEventListener("keydown", function (event) {
+    const menu = event.key === "Escape" && event.target.closest && event.target.closest("details.menu[open]");
+    if (menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+      return;
+    }
     const tab = event.target.closest && event.target.closest('[role="tab"]');
     if (tab && !event.altKey && !event.ctrlKey && !event.metaKey) {
       tabKey(event, tab);
@@ -446,6 +467,7 @@ document.documentElement.classList.add("js");
     updateDirty();
     const el = document.getElementById("status");
     if (el) {
+      dropFlashes();
       el.textContent = outcome.message + " ";
       el.dataset.kind = outcome.errors ? "error" : "ok";
       if (outcome.errors) {
