@@ -157,3 +157,28 @@ def test_one_message_at_a_time(context, live_server):
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_contain_text("Saved fresh as version 2.")
     expect(messages).not_to_contain_text("Created the skill")
+
+
+@pytest.mark.parametrize("path, editors", [
+    ("/agents/Simon/tools/agent_identity", ["Default result", "Results by args"]),
+    ("/agents/Simon/scenarios/admin asks about mentions", ["DM history", "Triggering event", "Tests"]),
+])
+def test_the_tools_and_scenarios_forms_use_the_width(browser, live_server, path, editors):
+    """At 1440 px the form and its preview share the page beside the list (the form was
+    squeezed into a fifth of it, its JSON editors 160 px wide)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(live_server + path)
+        form = page.locator(".item-form")
+        column = form.locator(".form-column").bounding_box()
+        preview = form.locator(".preview-wrap").bounding_box()
+        whole = form.bounding_box()
+        assert column["width"] >= 0.45 * whole["width"], (column, whole)
+        assert abs(column["width"] - preview["width"]) < 0.1 * whole["width"]
+        assert column["x"] + column["width"] <= preview["x"] + 1  # side by side
+        for name in editors:
+            editor = page.get_by_role("textbox", name=name, exact=True)
+            assert editor.bounding_box()["width"] >= 0.8 * column["width"], name
+    finally:
+        context.close()
