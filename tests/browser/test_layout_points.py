@@ -125,6 +125,7 @@ def test_the_top_bar_stays_one_row_with_a_save_message_and_the_account(admin_pag
 
     page = admin_page("/agents/Simon/skills/chat", width)
     type_at_end(page, "\nMore.")
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("More.")  # typed in
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_contain_text("Saved chat as version 2.")
     rows = page.evaluate("""Array.from(document.querySelector('.topbar').children)
@@ -150,10 +151,12 @@ def test_one_message_at_a_time(context, live_server):
     page.goto(f"{live_server}/agents/Simon/new-skill")
     page.get_by_label("d_tag").fill("fresh")
     page.get_by_role("button", name="Create skill").click()
+    page.wait_for_url(f"{live_server}/agents/Simon/skills/fresh", wait_until="load")
     messages = page.locator(".messages")
     expect(messages).to_have_text("Created the skill fresh.")
     expect(content_editor(page)).to_be_visible()
     type_at_end(page, "\nMore.")
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("More.")  # typed in
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_contain_text("Saved fresh as version 2.")
     expect(messages).not_to_contain_text("Created the skill")
