@@ -7,7 +7,8 @@ escapes its input) or passes through `nh3` with an allow-list (`html.sanitize`).
 - `html`: markdown to sanitized HTML (Python-Markdown, then nh3);
 - `highlight`: markdown source and JSON highlighted by pygments, and its stylesheet;
 - `blocks`: the rule that cuts a document into blocks that render apart as together,
-  so a keystroke in a large document renders only the block it changed.
+  so a keystroke in a large document renders only the block it changed;
+- `lists`: lists nested by two spaces (as JSON→markdown writes them) rendered nested.
 """
 
 from .blocks import CACHE_CHARS

@@ -20,7 +20,9 @@ from .blocks import CACHE_CHARS, markdown_blocks
 from .guard import judge, markdown_cost
 from .highlight import HIGHLIGHT_CLASS
 
-MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "codehilite", "sane_lists"]
+#: `webapp.render.lists` reads lists nested by two spaces (as JSON→markdown writes them) as
+#: nested; Python-Markdown alone nests at four.
+MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "codehilite", "sane_lists", "webapp.render.lists"]
 MARKDOWN_CONFIG = {
     "codehilite": {"css_class": HIGHLIGHT_CLASS, "guess_lang": False, "use_pygments": True},
 }
