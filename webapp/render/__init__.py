@@ -13,9 +13,9 @@ escapes its input) or passes through `nh3` with an allow-list (`html.sanitize`).
 
 from .blocks import CACHE_CHARS
 from .highlight import HIGHLIGHT_CLASS, highlight_json, highlight_markdown_lines, pygments_css
-from .html import markdown_to_html, sanitize
+from .html import code_spans, markdown_to_html, sanitize
 
 __all__ = [
-    "CACHE_CHARS", "HIGHLIGHT_CLASS", "highlight_json", "highlight_markdown_lines",
+    "CACHE_CHARS", "HIGHLIGHT_CLASS", "code_spans", "highlight_json", "highlight_markdown_lines",
     "markdown_to_html", "pygments_css", "sanitize",
 ]

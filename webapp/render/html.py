@@ -115,6 +115,17 @@ def markdown_to_html(text: str) -> Markup:
 NOTICE = "Shown as plain text: too costly to render as markdown."
 
 
+def code_spans(text: str) -> Markup:
+    """`text` escaped, with what each pair of backticks holds as code: a problem's message
+    writes names as `{{name}}`. An unpaired last backtick is kept as it is."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last has no pair
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return Markup("").join(
+        escape(part) if i % 2 == 0 else Markup("<code>%s</code>") % part
+        for i, part in enumerate(parts))
+
+
 def plain_html(block: str) -> str:
     """`block` escaped in a `<pre>`, after the notice: exactly its text, no markup."""
     return f'<p><em>{NOTICE}</em></p>\n<pre><code>{escape(block)}</code></pre>'
