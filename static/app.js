@@ -460,6 +460,9 @@ document.documentElement.classList.add("js");
   }
   function saved(form, outcome) {
     form.querySelector('input[name="version"]').value = String(outcome.version);
+    // The note was this save's: the next one starts without.
+    const note = form.querySelector('input[name="note"]');
+    if (note && outcome.changed) note.value = "";
     const shown = form.querySelector(".form-version");
     if (shown) shown.textContent = "version " + outcome.version;
     delete form.dataset.dirty;
