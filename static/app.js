@@ -16,9 +16,15 @@ document.documentElement.classList.add("js");
   function status(text, kind, about) {
     const el = document.getElementById("status");
     if (!el) return;
+    if (text) dropFlashes();
     el.textContent = text || "";
     el.dataset.kind = kind || "";
     el.dataset.about = about || "";
+  }
+  // One message at a time: something said now replaces what the page was loaded with
+  // ("Created the skill" stays no longer beside "Saved ... as version 2").
+  function dropFlashes() {
+    document.querySelectorAll(".flashes").forEach(function (list) { list.remove(); });
   }
   // The session ended while the page was open (signed out elsewhere, a new password, an
   // account disabled): the server answers htmx and fetch with 401 and where to sign in.
@@ -62,8 +68,24 @@ document.documentElement.classList.add("js");
                   pipeline: wrap.dataset.diffView || "unified"}[tab];
     field.value = view ? tab + ":" + view : tab;
   }
+  // A placeholder of the open tab and view loads now, wherever it is scrolled: htmx's
+  // `intersect` asks only for one in sight, and one below the fold of a short window
+  // would say Loading… until the next keystroke. Sent when a tab or view is opened and
+  // when an answer brings placeholders (htmx:load); a loader hidden by the tab or view
+  // not shown has no box and is left for when it is opened. A loader already asking
+  // drops the second call (`hx-sync="this:drop"`).
+  function loadShown(root) {
+    const wrap = root.closest ? root.closest(".preview-wrap") : null;
+    const scope = wrap || root;
+    if (!scope.querySelectorAll) return;
+    scope.querySelectorAll("[data-loader]").forEach(function (loader) {
+      if (loader.getClientRects().length) htmx.trigger(loader, "panel-shown");
+    });
+  }
+  document.addEventListener("htmx:load", function (event) { loadShown(event.detail.elt || event.target); });
   function saveViews(wrap) {
     syncShown(wrap);
+    loadShown(wrap);
     const views = loadViews();
     for (const key of VIEW_KEYS) if (wrap.dataset[key] !== undefined) views[key] = wrap.dataset[key];
     try {
@@ -318,7 +340,16 @@ document.documentElement.classList.add("js");
     if (form && form.contains(event.target)) updateDirty();
   });
 
+  // A menu (the account's, a <details class="menu">) closes on a click outside it and on
+  // Escape, as menus do.
+  function closeMenus(except) {
+    document.querySelectorAll("details.menu[open]").forEach(function (menu) {
+      if (menu !== except) menu.open = false;
+    });
+  }
+
   document.addEventListener("click", function (event) {
+    closeMenus(event.target.closest("details.menu"));
     const tab = event.target.closest("[data-tab-button]");
     if (tab) {
       selectTab(tab, false);
@@ -370,6 +401,12 @@ document.documentElement.classList.add("js");
   });
 
   document.addEventListener("keydown", function (event) {
+    const menu = event.key === "Escape" && event.target.closest && event.target.closest("details.menu[open]");
+    if (menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+      return;
+    }
     const tab = event.target.closest && event.target.closest('[role="tab"]');
     if (tab && !event.altKey && !event.ctrlKey && !event.metaKey) {
       tabKey(event, tab);
@@ -423,6 +460,9 @@ document.documentElement.classList.add("js");
   }
   function saved(form, outcome) {
     form.querySelector('input[name="version"]').value = String(outcome.version);
+    // The note was this save's: the next one starts without.
+    const note = form.querySelector('input[name="note"]');
+    if (note && outcome.changed) note.value = "";
     const shown = form.querySelector(".form-version");
     if (shown) shown.textContent = "version " + outcome.version;
     delete form.dataset.dirty;
@@ -430,6 +470,7 @@ document.documentElement.classList.add("js");
     updateDirty();
     const el = document.getElementById("status");
     if (el) {
+      dropFlashes();
       el.textContent = outcome.message + " ";
       el.dataset.kind = outcome.errors ? "error" : "ok";
       if (outcome.errors) {

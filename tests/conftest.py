@@ -30,6 +30,20 @@ TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _default_database_in_a_temporary_folder(tmp_path_factory) -> Iterator[None]:
+    """The default database (`db.default_url`: the user's data folder, or a checkout's
+    instance folder) in a temporary folder: no test writes in the user's home or the
+    checkout, even one that forgets to name its database."""
+    from webapp import db
+
+    data = tmp_path_factory.mktemp("data-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(data))
+        patch.setattr(db, "CHECKOUT_DB", data / "no-checkout" / db.DEFAULT_DB_FILENAME)
+        yield
+
+
 def _require_postgres() -> str:
     if TEST_DATABASE_URL:
         return TEST_DATABASE_URL

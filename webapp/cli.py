@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 import click
@@ -46,7 +47,7 @@ def _load(bundle: str | None, agent: str | None, database_url: str | None, *,
             _fail(str(exc))
     from webapp import db, store  # the database is only needed for --agent
 
-    with db.session_scope(db.resolve_url(database_url)) as session:
+    with db.session_scope(database_url) as session:
         try:
             if published or snapshot is not None:
                 # One read for the workspace and its number, so a log entry names the
@@ -64,7 +65,7 @@ def _log(agent: str, database_url: str | None, context: Context, source: str) ->
     from webapp import db, store
     from webapp.dbcli import act_as
 
-    with db.session_scope(db.resolve_url(database_url)) as session:
+    with db.session_scope(database_url) as session:
         act_as(session)
         try:
             entry = store.log_context(session, agent, context, source=source)
@@ -80,6 +81,21 @@ def _log(agent: str, database_url: str | None, context: Context, source: str) ->
                    "account NAME's [env SKILL_EDITOR_AS; default: local].")
 def main(acting: str | None) -> None:
     """Skill Editor: edit agent skills and preview the context they assemble into."""
+    _show_database_notices()
+
+
+class _Notices(logging.Handler):
+    """The database's notices on stderr: which database a command creates (`webapp.db`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"skill-editor: {record.getMessage()}", err=True)
+
+
+def _show_database_notices() -> None:
+    notices = logging.getLogger("webapp.db")  # by name: pipeline commands load no database
+    notices.setLevel(logging.INFO)
+    if not any(isinstance(handler, _Notices) for handler in notices.handlers):
+        notices.addHandler(_Notices())
 
 
 @main.command("json2md")

@@ -5,7 +5,7 @@ seeds the demo workspace into an empty database, and gives each request its own
 session (`get_session()`), closed on teardown. The CLI and `migrations/env.py` use
 `make_engine(url)`, `session_scope(url)` and `upgrade(url)` directly.
 
-SQLite is the default (a file in the Flask instance folder). Every SQLite connection
+SQLite is the default (a file in the user's data folder, `data_dir()`). Every SQLite connection
 gets WAL journaling, foreign keys and a busy timeout, so a save that arrives while a
 preview is reading waits its turn instead of failing with "database is locked".
 """
@@ -13,6 +13,7 @@ preview is reading waits its turn instead of failing with "database is locked".
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import models
-from .paths import MIGRATIONS
+from .paths import MIGRATIONS, ROOT
 from .pipeline import JsonNumber, dumps_json, read_json
 
 try:
@@ -35,8 +36,11 @@ except ImportError:  # Windows: no lock file; run one worker there
 if TYPE_CHECKING:
     from flask import Flask
 
-#: The SQLite file name used in the Flask instance folder when no URL is configured.
+#: The SQLite file name of the default database (`default_url`).
 DEFAULT_DB_FILENAME = "skill-editor.sqlite"
+#: Where the app kept the default database before it moved to `data_dir()`: used while
+#: it exists and the data folder has no database.
+CHECKOUT_DB = ROOT / "instance" / DEFAULT_DB_FILENAME
 #: How long an SQLite writer waits for another writer before giving up.
 SQLITE_BUSY_TIMEOUT_MS = 5000
 #: Where Alembic's env.py and versions/ live.
@@ -45,6 +49,8 @@ MIGRATIONS_DIR = MIGRATIONS
 _PG_MIGRATION_LOCK = 0x5E11ED17
 
 _EXTENSION_KEY = "skill_editor.db"
+
+log = logging.getLogger(__name__)
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -62,20 +68,33 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
-def resolve_url(url: str | None = None, *,
-                instance_path: str | os.PathLike[str] | None = None) -> str:
-    """The database URL to use: `url`, else `$DATABASE_URL`, else SQLite in `instance_path`.
+def data_dir() -> Path:
+    """The folder of the default database, the same whatever the current folder:
+    `$XDG_DATA_HOME/skill-editor`, else `~/.local/share/skill-editor` (the XDG base
+    directories; a relative `$XDG_DATA_HOME` is ignored, as the specification says)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / "skill-editor"
 
-    Without an instance path the default file is `instance/skill-editor.sqlite`
-    relative to the current directory, which is where Flask puts the instance folder
-    of an app run from a source checkout.
-    """
+
+def default_url() -> str:
+    """The SQLite file used when no URL is configured: `skill-editor.sqlite` in
+    `data_dir()`, or the checkout's `instance/skill-editor.sqlite` when that one exists
+    and the data folder has none yet (where the app kept it before, so an existing
+    workspace is not left behind)."""
+    path = data_dir() / DEFAULT_DB_FILENAME
+    if not path.exists() and CHECKOUT_DB.exists():
+        path = CHECKOUT_DB
+    return sqlite_url(path)
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The database URL to use: `url`, else `$DATABASE_URL`, else `default_url()`."""
     if url:
         return url
     if os.environ.get("DATABASE_URL"):
         return os.environ["DATABASE_URL"]
-    folder = Path(instance_path) if instance_path is not None else Path("instance")
-    return sqlite_url(folder / DEFAULT_DB_FILENAME)
+    return default_url()
 
 
 def _sqlite_file(url: URL) -> Path | None:
@@ -137,7 +156,10 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
         path = _sqlite_file(parsed)
-        if path is not None:
+        if path is not None and not path.exists():
+            # Said (the CLI shows it), so that a command run with another database in
+            # mind does not fill a new, empty one unnoticed.
+            log.info("creating a new database: %s (DATABASE_URL chooses another)", path.resolve())
             path.parent.mkdir(parents=True, exist_ok=True)
         kwargs.setdefault("connect_args", {}).setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
         engine = create_engine(parsed, **_SQLITE_JSON_CODEC, **kwargs)
@@ -301,14 +323,11 @@ class Database:
 def init_app(app: Flask) -> None:
     """Connect `app` to its database: upgrade it, maybe seed it, and manage sessions.
 
-    Config: `DATABASE_URL` (else `$DATABASE_URL`, else `skill-editor.sqlite` in the
-    instance folder), `SEED_DEMO` (default True: seed the demo workspace into an empty
-    database) and `DATABASE_UPGRADE` (default True: migrate to the newest schema).
+    Config: `DATABASE_URL` (else `$DATABASE_URL`, else `default_url()`), `SEED_DEMO`
+    (default True: seed the demo workspace into an empty database) and
+    `DATABASE_UPGRADE` (default True: migrate to the newest schema).
     """
-    url = app.config.get("DATABASE_URL") or None
-    if url is None:
-        os.makedirs(app.instance_path, exist_ok=True)
-    url = resolve_url(url, instance_path=app.instance_path)
+    url = resolve_url(app.config.get("DATABASE_URL") or None)
     app.config["DATABASE_URL"] = url
     database = Database(make_engine(url))
     app.extensions[_EXTENSION_KEY] = database

@@ -2,9 +2,10 @@
 `publish`.
 
 `webapp.cli` adds them to its group (`main.add_command(db_group)` etc.). The database
-is `--database-url`, else `$DATABASE_URL`, else `instance/skill-editor.sqlite` under
-the current directory (where the app keeps it when run from a checkout). Every
-command upgrades the schema first, so a new database needs no setup.
+is `--database-url`, else `$DATABASE_URL`, else the default SQLite file in the user's
+data folder (`db.default_url`), the same whatever the current folder; a command that
+creates a database says so. Every command upgrades the schema first, so a new
+database needs no setup.
 
 `import` is checked by the store's rules, so it refuses what the web import refuses,
 with the same JSON paths and messages.
@@ -25,8 +26,8 @@ from .views.wording import counted
 
 database_url_option = click.option(
     "--database-url", envvar="DATABASE_URL", metavar="URL",
-    help="SQLAlchemy database URL [env DATABASE_URL; default: "
-         "sqlite:///instance/skill-editor.sqlite]")
+    help="SQLAlchemy database URL [env DATABASE_URL; default: skill-editor.sqlite in "
+         "$XDG_DATA_HOME/skill-editor, else ~/.local/share/skill-editor]")
 
 
 @click.group("db")

@@ -47,6 +47,8 @@ def test_signed_out_while_typing_the_text_stays_and_goes_through_after_signing_i
     # Another tab of the same browser signs out: this page's session has ended.
     other = context.new_page()
     other.goto(f"{author_server}/account")
+    # its menu
+    other.get_by_role("navigation", name="Account").get_by_text("ann", exact=True).click()
     other.get_by_role("button", name="Sign out").click()
     expect(other).to_have_url(f"{author_server}/login")
 
@@ -96,7 +98,8 @@ def test_the_editor_asks_to_sign_in_and_comes_back_then_sign_out(context, author
     expect(page).to_have_url(f"{author_server}/agents/Simon/skills/chat")
     expect(content_editor(page)).to_be_visible()
     account = page.get_by_role("navigation", name="Account")
-    expect(account.get_by_role("link", name="ann")).to_be_visible()
+    account.get_by_text("ann", exact=True).click()  # the account's menu
+    expect(account.get_by_role("link", name="Your account")).to_be_visible()
 
     account.get_by_role("button", name="Sign out").click()
     expect(page).to_have_url(f"{author_server}/login")

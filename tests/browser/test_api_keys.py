@@ -39,7 +39,9 @@ def test_an_admin_creates_a_key_uses_it_and_revokes_it(app, context, live_server
     page.get_by_label("Username").fill("root")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("navigation", name="Account").get_by_role("link", name="API keys").click()
+    account = page.get_by_role("navigation", name="Account")
+    account.get_by_text("root", exact=True).click()  # the account's menu
+    account.get_by_role("link", name="API keys").click()
     expect(page.get_by_role("heading", name="API keys")).to_be_visible()
 
     page.get_by_label("Name").fill("runtime")

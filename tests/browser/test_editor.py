@@ -149,3 +149,32 @@ def test_screenshot(context, live_server, screenshots):
     path = screenshots / "editor.png"
     page.screenshot(path=str(path))
     assert path.stat().st_size > 10_000
+
+
+def test_delete_from_the_editor_asks_then_moves_the_skill_to_the_trash(context, live_server):
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.goto(f"{live_server}/agents/Simon/skills/chat")
+    page.get_by_role("link", name="Delete…").click()
+    expect(page.get_by_role("heading", name="Move chat to the trash?")).to_be_visible()
+    page.get_by_role("button", name="Move chat to the trash").click()
+    expect(page).to_have_url(f"{live_server}/agents/Simon/trash")
+    expect(page.locator(".flashes")).to_contain_text("Moved chat to the trash.")
+    page.goto(f"{live_server}/agents/Simon")
+    expect(page.locator("#skill-list")).not_to_contain_text("chat")
+
+
+def test_a_note_typed_with_a_save_in_place_goes_to_history(context, live_server):
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.goto(f"{live_server}/agents/Simon/skills/chat", wait_until="load")
+    type_at_end(page, "\nNoted line.")
+    expect(page.locator("#preview .doc-rendered")).to_contain_text("Noted line.")
+    page.get_by_label("Note for this save").fill("Why: a test")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#status")).to_contain_text("Saved chat as version 2.")
+    expect(page.get_by_label("Note for this save")).to_have_value("")
+    page.goto(f"{live_server}/agents/Simon/skills/chat/history")
+    expect(page.locator("body")).to_contain_text("Why: a test")

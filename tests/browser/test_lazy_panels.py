@@ -89,3 +89,28 @@ def test_the_pipeline_s_other_layout_loads_when_chosen(context, live_server):
         pipeline.get_by_role("button", name="Unified / Side by side").click()
     expect(pipeline.locator("table.diff-split").first).to_be_visible()
     expect(pipeline.locator("[data-lazy]:visible")).to_have_count(0)
+
+
+
+@pytest.mark.parametrize("tab", ["Diff", "Messages", "Log", "Problems", "Pipeline"])
+def test_a_tab_opened_after_typing_shows_the_typed_text_in_a_short_window(context, live_server,
+                                                                         tab):
+    """Type, then open a tab: it shows the change, also when its placeholder is below the
+    fold of a short window, out of sight (it used to wait there for the next keystroke)."""
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 300})
+    page.goto(f"{live_server}/agents/Simon/skills/chat")
+    content = page.get_by_label("Content", exact=True)
+    content.click()
+    page.keyboard.press("Control+End")
+    # Pasted in one go: typing `{{` opens the completion list. The unknown name is a
+    # problem, and the word beside it is in the document.
+    with page.expect_response(lambda r: r.url.endswith("/preview")):
+        page.keyboard.insert_text("Typed zebrafinch {{zebrafinch}} line.\n")
+    expect(page.locator("#panel-document-rendered")).to_contain_text("Typed zebrafinch")
+    page.get_by_role("tab", name=tab).click()
+    panel = page.get_by_role("tabpanel", name=tab)
+    expect(panel).to_contain_text("zebrafinch")
+    expect(panel.locator("[data-lazy]:visible")).to_have_count(0)

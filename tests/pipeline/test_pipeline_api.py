@@ -19,6 +19,7 @@ from webapp.pipeline import (
     dump_bundle,
     load_bundle,
     register_formatter,
+    role_sections,
 )
 from webapp.pipeline.roles import marker_role
 
@@ -193,3 +194,15 @@ def test_assemble_never_raises_and_is_deterministic(first, second, mode):
     assert one.document.endswith("\n") and one.document.startswith("system:\n# Agent")
     assert len(one.provenance) == len(one.document.splitlines())
     assert all(m["content"].strip() for m in one.messages)
+
+
+@pytest.mark.parametrize("text, sections", [
+    ("system:\n# Chat\n\nHi.\nuser:\n{{message}}",
+     [("system", "# Chat\n\nHi."), ("user", "{{message}}")]),
+    ("Intro\nUSER:  \nq", [(None, "Intro"), ("user", "q")]),
+    ("\n\nassistant:\nok", [("assistant", "ok")]),
+    ("```\nuser:\n```\nuser: not alone", [(None, "```\nuser:\n```\nuser: not alone")]),
+    ("", []),
+])
+def test_role_sections_cut_where_the_pipeline_reads_markers(text, sections):
+    assert role_sections(text) == sections

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from webapp import db, store
+from webapp.cli import main
 from webapp.dbcli import db_group, export_cmd, import_cmd
 
 
@@ -101,9 +102,23 @@ def test_database_url_option_wins_over_the_environment(runner, tmp_path, bundle_
         assert [a.name for a in store.list_agents(session)] == ["Tester"]
 
 
-def test_default_database_is_instance_skill_editor_sqlite(tmp_path, monkeypatch, bundle_file):
+def test_the_default_database_is_one_file_whatever_the_current_folder(tmp_path, monkeypatch,
+                                                                      bundle_file):
+    """Run from two folders, the commands use the one file in the user's data folder (not
+    an `instance/` under each), and the one that creates it says so."""
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(import_cmd, [str(bundle_file)])
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    database = tmp_path / "data" / "skill-editor" / "skill-editor.sqlite"
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+    monkeypatch.chdir(tmp_path / "one")
+    result = CliRunner().invoke(main, ["import", str(bundle_file)])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "instance" / "skill-editor.sqlite").exists()
+    assert f"skill-editor: creating a new database: {database}" in result.output
+    monkeypatch.chdir(tmp_path / "two")
+    result = CliRunner().invoke(main, ["export", "--agent", "Tester"])
+    assert result.exit_code == 0, result.output
+    assert "creating" not in result.output  # the agent imported from the other folder
+    assert database.exists()
+    assert not (tmp_path / "one" / "instance").exists()
+    assert not (tmp_path / "two" / "instance").exists()

@@ -100,14 +100,42 @@ def test_deleting_an_agent_row_cascades_in_the_database(session):
 
 def test_urls(tmp_path, monkeypatch):
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    assert db.resolve_url(instance_path=tmp_path) == f"sqlite:///{tmp_path / 'skill-editor.sqlite'}"
-    monkeypatch.chdir(tmp_path)
-    assert db.resolve_url() == f"sqlite:///{tmp_path / 'instance' / 'skill-editor.sqlite'}"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    default = f"sqlite:///{tmp_path / 'data' / 'skill-editor' / 'skill-editor.sqlite'}"
+    assert db.resolve_url() == default
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert db.resolve_url() == default  # whatever the current folder
     monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/d")
     assert db.resolve_url() == "postgresql://u@h/d"
     assert db.resolve_url("sqlite:///x.db") == "sqlite:///x.db"
     assert db.normalize_url("postgresql://u@h/d").drivername == "postgresql+psycopg"
     assert db.normalize_url("postgres://u@h/d").drivername == "postgresql+psycopg"
+
+
+def test_the_default_database_is_in_the_user_s_data_folder(tmp_path, monkeypatch):
+    """$XDG_DATA_HOME/skill-editor, else ~/.local/share/skill-editor (a relative
+    $XDG_DATA_HOME is ignored); a checkout's instance/skill-editor.sqlite, where the
+    database was kept before, is used while the data folder has none."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DATA_HOME")
+    home = tmp_path / "home" / ".local" / "share" / "skill-editor"
+    assert db.data_dir() == home
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/data")
+    assert db.data_dir() == home
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert db.data_dir() == tmp_path / "data" / "skill-editor"
+    data = tmp_path / "data" / "skill-editor"
+    assert db.default_url() == db.sqlite_url(data / "skill-editor.sqlite")
+    checkout = tmp_path / "checkout" / "instance" / "skill-editor.sqlite"
+    monkeypatch.setattr(db, "CHECKOUT_DB", checkout)
+    checkout.parent.mkdir(parents=True)
+    checkout.touch()
+    assert db.default_url() == db.sqlite_url(checkout)
+    (tmp_path / "data" / "skill-editor").mkdir(parents=True)
+    (tmp_path / "data" / "skill-editor" / "skill-editor.sqlite").touch()
+    data = tmp_path / "data" / "skill-editor"
+    assert db.default_url() == db.sqlite_url(data / "skill-editor.sqlite")
 
 
 def _flask_app(tmp_path, **config) -> Flask:
@@ -120,9 +148,10 @@ def _flask_app(tmp_path, **config) -> Flask:
 def test_init_app_upgrades_seeds_the_demo_once_and_gives_a_session_per_request(tmp_path,
                                                                               monkeypatch):
     monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     app = _flask_app(tmp_path)
     assert app.config["DATABASE_URL"] == (
-        f"sqlite:///{tmp_path / 'instance' / 'skill-editor.sqlite'}")
+        f"sqlite:///{tmp_path / 'data' / 'skill-editor' / 'skill-editor.sqlite'}")
     with app.app_context():
         session = db.get_session()
         assert db.get_session() is session

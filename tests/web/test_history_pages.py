@@ -101,6 +101,18 @@ def test_revision_page_renders_and_highlights(client, three_versions):
     assert 'href="/agents/Simon/skills/chat/history?from=1&amp;to=3"' in html
 
 
+def test_a_revision_keeps_a_role_marker_apart_from_the_next_line(client, simon):
+    """chat's `user:` and `{{message}}` are two lines: the rendered view shows a part per
+    marker, not one paragraph "user: {{message}}"."""
+    html = client.get(f"{HISTORY}/1").data.decode()
+    rendered = html[html.index('class="doc-rendered"'):html.index('class="doc-source"')]
+    assert "user: {{message}}" not in rendered
+    assert ('<div class="message-card role-user">\n        <header><span class="role">user:'
+            '</span></header>\n        <div class="rendered-markdown"><p>{{message}}</p></div>'
+            ) in rendered
+    assert '<div class="message-card role-system">' in rendered and "<h1>Chat</h1>" in rendered
+
+
 def test_revision_fragment(client, three_versions):
     response = client.get(f"{HISTORY}/3", headers=HTMX)
     assert fragment_root(response).startswith(b'<section id="revision"')

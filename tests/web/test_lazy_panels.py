@@ -83,7 +83,7 @@ def test_each_placeholder_loads_the_element_the_table_names(client, simon, skill
     names; the answer to that holds the element, filled."""
     element = BY_NAME[name].element
     html = post(client, skill_form, "problems")
-    loaders = re.findall(r'<span class="js-only" hx-trigger="intersect"[^>]*>', html)
+    loaders = re.findall(r'<span class="js-only" data-loader [^>]*>', html)
     asking = [loader for loader in loaders if f'{{&#34;shown&#34;: &#34;{name}&#34;}}' in loader
               or f'{{"shown": "{name}"}}' in loader]
     assert len(asking) == 1, loaders

@@ -18,7 +18,7 @@ from pygments.lexers import JsonLexer
 import webapp
 from tests.support.workspaces import many_skills
 from webapp.lru import LRU
-from webapp.pipeline import assemble, load_bundle
+from webapp.pipeline import assemble, json_to_markdown, load_bundle
 from webapp.render import (
     HIGHLIGHT_CLASS,
     highlight_json,
@@ -47,6 +47,30 @@ DEMO = Path(webapp.__file__).parent / "demo"
 ])
 def test_markdown_to_html(markdown, expected):
     assert expected in markdown_to_html(markdown)
+
+
+# (markdown, its lists' shape: each <li> as "(" and each </li> as ")", so nesting shows)
+NESTED_LISTS = [
+    # JSON→markdown's two-space nesting, and an author's: nested.
+    ("- a\n  - b\n    - c\n  - d\n- e\n", "((())())()"),
+    (json_to_markdown('{"a": {"b": [1, 2]}, "c": [[1, 2], [3]]}'), "(())((()())(()))"),
+    ("1. one\n  - sub\n2. two\n", "(())()"),
+    # Four-space nesting, as Python-Markdown reads it: unchanged.
+    ("- a\n    - b\n        - c\n- d\n", "((()))()"),
+    # A mix, or an odd indent: left to Python-Markdown as before.
+    ("- a\n    - b\n      - c\n", "(()())"),
+    ("- a\n   - b\n", "()()"),
+    # Not a list block: a paragraph first, or text in a fence.
+    ("Text\n- a\n  - b\n", ""),
+    ("```\n- a\n  - b\n```\n", ""),
+]
+
+
+@pytest.mark.parametrize("text, shape", NESTED_LISTS)
+def test_lists_nested_by_two_spaces_render_nested(text, shape):
+    html = markdown_to_html(text)
+    assert "".join("(" if tag == "<li>" else ")" for tag in re.findall(r"</?li>", html)) == shape
+    assert html == _whole_html(text)
 
 
 def test_sanitize_keeps_pygments_classes_only_where_allowed():

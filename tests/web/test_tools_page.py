@@ -81,6 +81,19 @@ def test_preview_fragment_shows_what_the_default_format_makes(client, simon, csr
     assert "<strong>city</strong>: Lisbon" in html and "<strong>temps</strong>: 18, 21" in html
 
 
+def test_preview_renders_the_nested_bullets_of_a_nested_result(client, simon, csrf):
+    """JSON→markdown nests by two spaces; the rendered view nests the lists too (the
+    markdown source shown beside it keeps its two spaces)."""
+    content = {"relays": {"damus": {"latency": 80, "tags": ["fast", "eu"]}}}
+    result = {"success": True, "content": json.dumps(content)}
+    html = client.post(PREVIEW, headers=HTMX, data=tool_form(csrf, result=json.dumps(result))
+                       ).data.decode()
+    assert ("<li><strong>relays</strong>:<ul>\n<li><strong>damus</strong>:<ul>\n"
+            "<li><strong>latency</strong>: 80</li>") in html
+    assert ('\n<span class="w">  </span><span class="k">-</span><span class="w"> </span>'
+            '<span class="gs">**damus**</span>') in html
+
+
 def test_preview_of_results_by_args(client, simon, csrf):
     by_args = [{"args": {"city": "Porto"}, "result": {"success": True, "content": "Rain."}},
                {"args": {"city": "Faro"}, "result": {"success": False, "error": "offline"}}]

@@ -116,7 +116,7 @@ def test_row_preview_fragment(client, simon, csrf):
 
 def test_row_preview_reports_tool_errors(client, simon, csrf):
     html = client.post(PREVIEW, headers=HTMX, data=row(csrf, path="nope")).data.decode()
-    assert "tool-error" in html and "the path `nope` does not exist" in html
+    assert "tool-error" in html and "the path <code>nope</code> does not exist" in html
 
 
 def test_row_preview_without_javascript_is_the_whole_page(client, simon, csrf):

@@ -79,6 +79,7 @@ from .result import (
     count_severities,
     severity_rank,
 )
+from .roles import role_sections
 from .typed import FALSE_WORDS, TRUE_WORDS, flag_word, lf_line_ends
 from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
 from .usage import (
@@ -221,7 +222,7 @@ __all__ = [
     "refers_to",
     "register_formatter",
     "rename_placeholders",
-    "rename_template_tool",
+    "rename_template_tool", "role_sections",
     "renamed_uses",
     "resolvable_names",
     "severity_rank",

@@ -60,8 +60,9 @@ class Origin(NamedTuple):
     and `line` the place of the `{{name}}`), `title`, `separator`, `role` (a `role:` line
     of the document), `message` (the incoming message used as the user-fallback) and
     `history` (an expanded DM history entry); the pipeline explainer (`explain`) also
-    labels the lines of a request body `request` and the log entry's header `log`. A named tuple: the pipeline makes one per
-    line on every keystroke, and tuples are the cheapest immutable records Python has.
+    labels the lines of a request body `request` and the log entry's header `log`. A
+    named tuple: the pipeline makes one per line on every keystroke, and tuples are the
+    cheapest immutable records Python has.
     """
 
     kind: str

@@ -77,3 +77,25 @@ class FenceTracker:
         run = len(stripped) - len(stripped.lstrip(self.char))
         return (len(line) - len(stripped) <= 3 and run >= self.length
                 and not stripped[run:].strip())
+
+
+def role_sections(text: str) -> list[tuple[str | None, str]]:
+    """`text` (a skill's, as written) cut at its role markers as the pipeline reads them,
+    outside fenced code: each part's role (None for what comes before the first marker)
+    and its lines after the marker line, which is left out. Text before the first marker
+    that is only blank lines is no part.
+
+    For showing a skill's text rendered: markdown would join a marker and the line after
+    it into one paragraph ("user: {{message}}").
+    """
+    parts: list[tuple[str | None, list[str]]] = [(None, [])]
+    fences = FenceTracker()
+    for line in text.split("\n"):
+        role = None if fences.feed(line) else marker_role(line)
+        if role is not None:
+            parts.append((role, []))
+        else:
+            parts[-1][1].append(line)
+    if not any(line.strip() for line in parts[0][1]):
+        parts = parts[1:]
+    return [(role, "\n".join(lines)) for role, lines in parts]

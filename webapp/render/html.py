@@ -20,7 +20,9 @@ from .blocks import CACHE_CHARS, markdown_blocks
 from .guard import judge, markdown_cost
 from .highlight import HIGHLIGHT_CLASS
 
-MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "codehilite", "sane_lists"]
+#: `webapp.render.lists` reads lists nested by two spaces (as JSON→markdown writes them) as
+#: nested; Python-Markdown alone nests at four.
+MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "codehilite", "sane_lists", "webapp.render.lists"]
 MARKDOWN_CONFIG = {
     "codehilite": {"css_class": HIGHLIGHT_CLASS, "guess_lang": False, "use_pygments": True},
 }
@@ -111,6 +113,17 @@ def markdown_to_html(text: str) -> Markup:
 
 #: What is shown before a block rendered as plain text.
 NOTICE = "Shown as plain text: too costly to render as markdown."
+
+
+def code_spans(text: str) -> Markup:
+    """`text` escaped, with what each pair of backticks holds as code: a problem's message
+    writes names as `{{name}}`. An unpaired last backtick is kept as it is."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last has no pair
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return Markup("").join(
+        escape(part) if i % 2 == 0 else Markup("<code>%s</code>") % part
+        for i, part in enumerate(parts))
 
 
 def plain_html(block: str) -> str:

@@ -73,7 +73,8 @@ NOTE_LENGTH = 2000
 _TEXT_LENGTHS = {"context_log": {column.name: column.type.length
                                  for column in models.ContextLogEntry.__table__.columns
                                  if getattr(column.type, "length", None)},
-                 "published_snapshots": {"note": NOTE_LENGTH}}
+                 "published_snapshots": {"note": NOTE_LENGTH},
+                 "skill_revisions": {}}  # a revision's note: no column bound
 
 
 def item_problems(section: str, item: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -213,7 +214,7 @@ def _encodes(text: str) -> bool:
 
 def text_problems(section: str, fields: Mapping[str, Any]) -> list[tuple[str, str]]:
     """NUL and column-length problems of the text `fields` of a table that is not a bundle
-    section (`context_log`, `published_snapshots`)."""
+    section (`context_log`, `published_snapshots`, `skill_revisions`)."""
     lengths = _TEXT_LENGTHS[section]
     problems = []
     for key, value in fields.items():

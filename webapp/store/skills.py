@@ -239,6 +239,9 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
     submitted = {"content": content, "name": name, "layer": layer,
                  "triggers": None if triggers is None else list(triggers), "enabled": enabled,
                  "description": description}
+    note = note and pipeline.lf_line_ends(note)  # the one line-end rule, as for every text
+    if note and (problems := rules.text_problems("skill_revisions", {"note": note})):
+        raise ValidationError(problems)
     row = last_known(session, agent, d_tag)
     if row is None:
         raise Conflict.gone(d_tag, Skill(d_tag=d_tag, content=content))
@@ -256,7 +259,7 @@ def save_skill(session: Session, agent: AgentRef, d_tag: str, *, expected_versio
     if new_d_tag is not None and new_d_tag != d_tag:
         # One revision for the whole edit, the rename and the author's changes together.
         return _rename(session, get_agent(session, agent), row, expected_version,
-                       edited(new_d_tag, content), submitted).skill
+                       edited(new_d_tag, content), submitted, note).skill
     saved = save(session, row, expected_version, edited(d_tag, content), note, submitted)
     if saved.version != expected_version:  # else the save changed nothing
         record(session, saved.agent, "skill.save", d_tag,
@@ -341,10 +344,11 @@ def rename_skill(session: Session, agent: AgentRef, d_tag: str, new_d_tag: str, 
 
 
 def _rename(session: Session, agent: models.Agent, row: models.Skill, version: int,
-            fields: dict[str, Any], submitted: dict[str, Any]) -> Renamed:
+            fields: dict[str, Any], submitted: dict[str, Any], author_note: str | None = None
+            ) -> Renamed:
     """Save `row` with checked `fields` (a new `d_tag` among them; its own `{{old}}`
-    references renamed) as one new version, noting the old name and the skills whose
-    references were rewritten; each of those gets a version of its own."""
+    references renamed) as one new version, noting the old name, the skills whose references
+    were rewritten (each gets a version of its own) and the author's note."""
     old, new_d_tag = row.d_tag, fields["d_tag"]
     own = {**fields, "content": rename_placeholders(fields["content"], old, new_d_tag)}
     taken = taken_skill(session, agent, new_d_tag)
@@ -354,6 +358,8 @@ def _rename(session: Session, agent: models.Agent, row: models.Skill, version: i
     note = f"renamed from {old}"
     if users:
         note += f"; references rewritten in {', '.join(users)}"
+    if author_note:
+        note += f"; {author_note}"
     save(session, row, version, own, note, submitted)
     record(session, agent, "skill.rename", new_d_tag, f"from {old}" + (
         f"; references rewritten in {names(users)}" if users else ""))

@@ -6,11 +6,12 @@ bodies, problems; `source_view`: the Source table; `diffing`), with no draft ski
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from webapp.budget import Budget, Part, breakdown, budget_of
-from webapp.pipeline import Context, Diagnostic, Workspace
+from webapp.pipeline import SEVERITIES, Context, Diagnostic, Workspace
 from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
@@ -25,7 +26,8 @@ from .messages import (
     messages_text,
     request_bodies,
 )
-from .preview import Choice, problems_of, run, severity_counts
+from .preview import Choice, problems_of, run
+from .problems import ProblemsTab
 
 #: Bars of the Budget tab's chart unless all are asked for: 250 bars (200 skills and 50
 #: tools) were 85 KB of SVG, and past the first few dozen each is a sliver.
@@ -46,10 +48,16 @@ class AgentPreview:
     budget: Budget
     parts: list[Part]  # what fills the window, largest first
 
+    @functools.cached_property
+    def problems_tab(self) -> ProblemsTab:
+        """The Problems tab's list and counts (the budget's verdict included)."""
+        return ProblemsTab.of(self.problems)
+
     @property
     def counts(self) -> dict[str, int]:
-        """The problems by severity, the budget's included."""
-        return severity_counts(self.problems)
+        """The problems by severity (the summary line's), from the Problems tab's count."""
+        counts = self.problems_tab.counts
+        return {name: getattr(counts, name) for name in SEVERITIES}
 
     @property
     def trigger(self) -> str:

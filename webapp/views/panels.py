@@ -5,8 +5,8 @@ placeholder: a 200-skill document's Source table, diffs and request bodies are
 megabytes, and a keystroke needs one of them. The request names the open panel in its
 `shown` field (`diff`, `document:source`, `pipeline:split`: a tab, and for a tab with two
 views the view); the server renders what `shown_panels` says, and a placeholder
-(`lazy` in `_macros.html`) loads its part with htmx when it is seen (`intersect`), from
-the element the table names: no script decides when to ask again.
+(`lazy` in `_macros.html`) loads its part with htmx when its tab is opened or it is seen,
+into the element the table names.
 """
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +28,6 @@ from webapp.pipeline import (
     TestResult,
     Workspace,
     assemble,
-    count_severities,
     dump_bundle,
     dumps_json,
     preview_target,
@@ -48,6 +46,7 @@ from .messages import (
     messages_text,
     request_bodies,
 )
+from .problems import ProblemCounts, ProblemsTab
 
 #: The model names of the request bodies when the app's settings name none.
 DEFAULT_MODELS = Models()
@@ -63,35 +62,6 @@ class Choice:
     trigger: str | None = None
     message: str | None = None
     provider: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ProblemCounts:
-    """One skill's own problems (the diagnostics in its lines), by severity."""
-
-    error: int = 0
-    warning: int = 0
-    info: int = 0
-
-    @classmethod
-    def of(cls, diagnostics: Iterable[Diagnostic], d_tag: str) -> ProblemCounts:
-        found = Counter(d.severity for d in diagnostics if d.skill == d_tag)
-        return cls(found["error"], found["warning"], found["info"])
-
-    @property
-    def total(self) -> int:
-        return self.error + self.warning + self.info
-
-    @property
-    def severity(self) -> str | None:
-        """The worst severity among them (None when there are none)."""
-        return next((name for name in SEVERITIES if getattr(self, name)), None)
-
-    @property
-    def text(self) -> str:
-        """`1 error, 2 warnings`; empty when there are none."""
-        return ", ".join(f"{n} {name}{'s' if n != 1 and name != 'info' else ''}"
-                         for name in SEVERITIES if (n := getattr(self, name)))
 
 
 @dataclass
@@ -147,15 +117,25 @@ class Preview:
         """The Tests tab's rows, by scenario in order."""
         return test_rows(self.tests, self.drafted)
 
+    @functools.cached_property
+    def problems_tab(self) -> ProblemsTab:
+        """The Problems tab's list and counts (the budget's verdict included): its badge,
+        heading and list, and the edited skill's own problems, as the skill list's badge
+        counts them."""
+        return ProblemsTab.of(self.problems, self.d_tag)
+
     @property
     def counts(self) -> dict[str, int]:
-        """The problems by severity, the budget's included."""
-        return severity_counts(self.problems)
+        """The problems by severity (the summary line's), from the Problems tab's count."""
+        counts = self.problems_tab.counts
+        return {name: getattr(counts, name) for name in SEVERITIES}
 
     @property
     def own(self) -> ProblemCounts:
         """The edited skill's own problems, as the skill list's badge counts them."""
-        return ProblemCounts.of(self.problems, self.d_tag)
+        own = self.problems_tab.own
+        assert own is not None  # made with the skill's d_tag
+        return own
 
 
 def preview_models(config: Mapping[str, Any]) -> Models:
@@ -307,11 +287,6 @@ def test_rows(run: context_tests.TestRun, workspace: Workspace | None
                 if not result.passed and (result.expected or result.actual) else None)
         rows.setdefault(result.scenario, []).append(TestRow(result, diff, is_snapshot))
     return rows
-
-
-def severity_counts(problems: Iterable[Diagnostic]) -> dict[str, int]:
-    """How many of `problems` have each severity (all three keys always present)."""
-    return count_severities(problems)
 
 
 def problems_of(context: Context, budget: Budget) -> list[Diagnostic]:

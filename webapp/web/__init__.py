@@ -13,6 +13,7 @@ from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
+from webapp.render import code_spans
 from webapp.views import panels
 from webapp.views.activity import who
 
@@ -100,6 +101,8 @@ def register(app: Flask) -> None:
     app.jinja_env.globals["panel_element"] = panels.element_of
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
     app.jinja_env.filters["who"] = who
+    # A problem's message with its `names` as code, escaped (`webapp.render.code_spans`).
+    app.jinja_env.filters["code_spans"] = code_spans
     app.url_map.converters["id"] = forms.IdConverter
     # Rendering, highlighting and diffing of the request's untrusted text share one budget
     # of wall time (`webapp.bounded`): past it, what is left is shown escaped.

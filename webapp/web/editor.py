@@ -140,7 +140,7 @@ def save(agent: str, d_tag: str) -> Response:
         return editor_response(agent, form.version or row.version, form.draft, data,
                                errors=form.errors, dirty=True)
     try:
-        saved = save_draft(agent, d_tag, form.draft, form.version or 0)
+        saved = save_draft(agent, d_tag, form.draft, form.version or 0, form.note)
     except store.Conflict as exc:
         return conflict_response(agent, d_tag, form.draft, form.version or 0, exc, data)
     except store.NotFound:
@@ -309,15 +309,17 @@ def save_outcome(agent: str, saved: Any, version: int, problems: ProblemCounts
             "version": saved.version, "errors": problems.error, "message": message}
 
 
-def save_draft(agent: str, d_tag: str, draft: Skill, version: int) -> Any:
-    """Save `draft` over version `version`, renamed if its `d_tag` changed (one transaction).
+def save_draft(agent: str, d_tag: str, draft: Skill, version: int, note: str | None = None
+               ) -> Any:
+    """Save `draft` over version `version`, renamed if its `d_tag` changed (one transaction),
+    with the author's `note` on the new version (History shows it).
 
     Renaming updates `{{d_tag}}` references in other skills, so nothing breaks.
     """
     return store.save_skill(get_session(), agent, d_tag, expected_version=version,
                             content=draft.content, name=draft.name, layer=draft.layer,
                             triggers=list(draft.triggers), enabled=draft.enabled,
-                            description=draft.description, new_d_tag=draft.d_tag)
+                            description=draft.description, new_d_tag=draft.d_tag, note=note)
 
 
 def editor_context(agent: str, version: int, draft: Skill, workspace: Workspace,
@@ -383,5 +385,8 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
                              opened=parse_opened(data.get("opened")))
     if asked is None and request.method == "GET" and context["preview"].window.large:
         g.shown_panels = LARGE_PAGE
-    context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
+    # A save sent back (errors) keeps the note typed for it.
+    note = data.get("note") if request.method == "POST" else None
+    context.update(draft=draft, errors=errors, dirty=dirty or bool(errors),
+                   note=note if isinstance(note, str) else "")
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)

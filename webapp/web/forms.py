@@ -40,6 +40,8 @@ class SkillForm:
     draft: Skill
     version: int | None
     errors: dict[str, str] = field(default_factory=dict)
+    #: What the author says of this save (the revision's note, on History); None for none.
+    note: str | None = None
 
 
 def request_data() -> tuple[Mapping[str, Any], bool]:
@@ -145,10 +147,15 @@ def parse_skill_form(data: Mapping[str, Any], saved: Skill, *, from_form: bool) 
         errors["description"] = "must be text"
         description = saved.description
 
+    note = data.get("note")
+    if note is not None and not isinstance(note, str):
+        errors["note"] = "must be text"
+        note = None
+
     draft = Skill(d_tag=d_tag or saved.d_tag, content=content,
                   name=_text(data.get("name", saved.name)), layer=layer, triggers=triggers,
                   enabled=bool(enabled), description=lf_line_ends(description))
-    return SkillForm(draft, version, errors)
+    return SkillForm(draft, version, errors, (note or "").strip() or None)
 
 
 def parse_choice(data: Mapping[str, Any], workspace: Workspace, default: str | None = None

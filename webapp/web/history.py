@@ -13,6 +13,7 @@ from flask import Blueprint, Response, abort, request, url_for
 
 from webapp import store
 from webapp.db import get_session
+from webapp.pipeline import role_sections
 from webapp.render import highlight_markdown_lines, markdown_to_html
 from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 from webapp.views.history import field_changes
@@ -52,9 +53,12 @@ def revision(agent: str, d_tag: str, version: int) -> Response:
     skill = store.get_skill(session, agent, d_tag, include_deleted=True)
     saved = store.get_revision(session, agent, d_tag, version)
     shown, hidden = shown_part(saved.content)
+    # A part per role marker: rendered whole, markdown would join a marker and its next
+    # line into one paragraph ("user: {{message}}").
+    sections = [(role, markdown_to_html(part)) for role, part in role_sections(shown)]
     return page_or_fragment(
         "history_revision.html", "_history_revision.html", agent=agent, current=d_tag,
-        skill=skill, revision=saved, html=markdown_to_html(shown),
+        skill=skill, revision=saved, sections=sections,
         source=highlight_markdown_lines(shown), hidden=hidden)
 
 
