@@ -9,7 +9,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from webapp.pipeline import assemble
+from webapp.pipeline import assemble, explain
 
 from .workspaces import SCENARIO, peer_template_workspace, scale_workspace
 
@@ -55,4 +55,8 @@ def pipeline_rows(quick: bool = False) -> list[Row]:
     if 1000 in scale:
         rows.append(("scale: time(1000) / time(100)", f"{scale[1000] / scale[100]:.1f}x",
                      "<= 12x"))
+    if not quick:  # the pipeline pages' work: every step read back from one assembly
+        ws = scale_workspace(200)
+        rows.append(("explain: every step of the pipeline, 200 skills (median)",
+                     f"{median_ms(lambda: explain(ws, SCENARIO), 5, 1):.0f} ms", "—"))
     return rows
