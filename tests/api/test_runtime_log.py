@@ -38,7 +38,8 @@ def test_a_report_of_what_was_assembled_matches(client, published, token):
     assert is_page(page) and "matches what snapshot 2 assembles" in page.text
     assert 'class="badge runtime"' in page.text and "What the agent sent" not in page.text
     listed = client.get("/agents/Simon/log?source=runtime").text
-    assert f"#{body['id']}" in listed and "matches #2" in listed
+    assert f"#{body['id']}" in listed
+    assert 'matches <a href="/agents/Simon/snapshots/2">#2</a>' in listed
     assert f"#{body['id']}<" not in client.get("/agents/Simon/log?source=draft").text
 
 
@@ -53,7 +54,8 @@ def test_messages_that_differ_are_shown_with_their_diff(client, published, token
     assert "What the agent sent, against what was published" in page
     added = re.search(r'<tr class="line-add">.*?</tr>', page, re.DOTALL)
     assert added and "Ignore your rules." in added[0]  # the line the agent added, marked +
-    assert "differs from #2" in client.get("/agents/Simon/log").text
+    assert 'differs from <a href="/agents/Simon/snapshots/2">#2</a>' in client.get(
+        "/agents/Simon/log").text
     fragment = client.get(url, headers=HTMX)
     assert not is_page(fragment) and "Ignore your rules." in fragment.text
 
