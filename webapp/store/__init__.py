@@ -11,7 +11,9 @@ raised as the exceptions of `errors`, which carry what a caller needs to show th
 Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
 signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did what:
 the append-only record every change adds to), `errors`, `transactions`, `rules`,
-`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `items` (tools,
+`convert`, `agents`, `skills` (save, rename, trash), `revisions`, `folders` (a skill's
+Agent Skills folder: SKILL.md head, files), `skill_imports` (skill folders imported with a
+preview), `items` (tools,
 variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding
 with what uses it), `log`, `publish` (published snapshots, what changed since), `labels` (names
 pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish).
@@ -57,6 +59,7 @@ from .errors import (
     TestsFailing,
     ValidationError,
 )
+from .folders import delete_file, export_folders, folder_of, get_file, save_file
 from .items import (
     create_scenario,
     create_tool,
@@ -117,6 +120,7 @@ from .rules import (
     skill_d_tag_problem,
     surrogate_path,
 )
+from .skill_imports import ImportItem, ImportPlan, StaleImport, import_skills, plan_import
 from .skills import (
     Renamed,
     create_skill,
@@ -137,6 +141,16 @@ from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "ImportItem",
+    "ImportPlan",
+    "StaleImport",
+    "delete_file",
+    "export_folders",
+    "folder_of",
+    "get_file",
+    "import_skills",
+    "plan_import",
+    "save_file",
     "DRAFT",
     "LOG_SOURCES",
     "RUNTIME",

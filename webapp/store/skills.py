@@ -25,7 +25,7 @@ from . import rules
 from .activity import names, record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
-from .convert import skill_fields, skill_of
+from .convert import folder_fields, skill_fields, skill_of
 from .errors import AlreadyExists, Conflict, InUse, NotFound, ValidationError
 from .transactions import change, insert, rows
 
@@ -181,8 +181,11 @@ def write_skill(session: Session, row: models.Skill, expected_version: int,
                              .execution_options(synchronize_session=False))
     if result.rowcount != 1:
         raise Stale()
+    # What `fields` leaves out (the folder, on a save of the text) is the row's: the
+    # revision records the whole state.
+    state = {**skill_fields(row), **folder_fields(row), **fields}
     session.add(models.SkillRevision(skill_id=row.id, version=expected_version + 1,
-                                     saved_at=now, note=note, author=current_actor(), **fields))
+                                     saved_at=now, note=note, author=current_actor(), **state))
     session.flush()
     session.expire(row)
 
@@ -207,8 +210,9 @@ def save(session: Session, row: models.Skill, expected_version: int, fields: dic
     A save whose fields equal the saved ones, from the current version, writes nothing
     (no new version, no revision) and returns the row as it is.
     """
+    saved = {**skill_fields(row), **folder_fields(row)}
     if (expected_version == row.version and row.deleted_at is None
-            and fields == skill_fields(row)):
+            and all(saved[key] == value for key, value in fields.items())):
         return row
     # Otherwise no check of `row.version` first: only the atomic update may decide.
     try:

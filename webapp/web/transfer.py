@@ -4,7 +4,7 @@ Imports are all or nothing: the upload is read and parsed here, then the store c
 it completely with its rules (every problem listed, with its JSON path for a bundle,
 the same paths and messages `skill-editor import` prints) before it writes anything, in
 one transaction. A problem answers 422 with the form as it was sent. The SKILL.md
-conversion itself is `webapp.skillmd`. The import routes take bodies up to
+conversion itself is `webapp.agentskills`. The import routes take bodies up to
 `IMPORT_MAX_CONTENT_LENGTH` (`security.takes_imports`), and say which `{{references}}` of
 what they imported resolve to nothing in the agent.
 """
@@ -17,12 +17,11 @@ from typing import Any
 from flask import Blueprint, Response, redirect, request, send_file, url_for
 from werkzeug.datastructures import FileStorage
 
-from webapp import skillmd, store
+from webapp import agentskills, store
 from webapp.db import get_session
 from webapp.pipeline import (
     BundleError,
     Problem,
-    Skill,
     Workspace,
     bundle_text,
     load_bundle,
@@ -101,9 +100,9 @@ def export_bundle(agent: str) -> Response:
 @bp.get("/agents/<agent>/skills/<path:d_tag>/export")
 @requires("viewer")
 def export_skill(agent: str, d_tag: str) -> Response:
-    """The skill as an Agent Skills folder `<name>/SKILL.md`, zipped."""
+    """The skill as an Agent Skills folder (`<name>/SKILL.md` and its files), zipped."""
     row = store.get_skill(get_session(), agent, d_tag)
-    filename, data = skillmd.zip_skill(store.skill_of(row))
+    filename, data = agentskills.zip_skill(store.folder_of(get_session(), row))
     return send_file(BytesIO(data), mimetype="application/zip", as_attachment=True,
                      download_name=filename)
 
@@ -112,25 +111,23 @@ def export_skill(agent: str, d_tag: str) -> Response:
 @takes_imports
 @requires("author")
 def import_skill() -> Response:
-    """Create a skill from an uploaded SKILL.md, or a zip of its folder."""
+    """Import the skills of an uploaded SKILL.md or zip of skill folders into an agent."""
     agent = request.form.get("agent", "")
     try:
-        skill = read_skill(agent, request.files.get("skill_file"))
-        row = store.create_skill(get_session(), agent, skill.d_tag, content=skill.content,
-                                 name=skill.name, layer=skill.layer, triggers=skill.triggers,
-                                 enabled=skill.enabled, description=skill.description,
-                                 note="imported from SKILL.md")
-    except (skillmd.SkillMdError, store.AlreadyExists) as exc:
+        folders = read_skills(agent, request.files.get("skill_file"))
+        plan = store.import_skills(get_session(), agent, folders, note="imported from SKILL.md")
+    except (agentskills.SkillMdError, store.ValidationError) as exc:
         return transfer_response(agent, 422, skill_problems=exc.problems)
-    except store.ValidationError as exc:  # the store's rules: named as in the SKILL.md
-        problems = [(skillmd.SKILL_MD_FIELDS.get(field, field), message)
-                    for field, message in exc.problems]
-        return transfer_response(agent, 422, skill_problems=problems)
     workspace = store.load_workspace(get_session(), agent)
-    unknown = unknown_names(workspace, [workspace.skills_by_tag[row.d_tag]])
-    return done(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}."
-                + unknown_note(agent, unknown),
-                url_for("editor.edit", agent=agent, d_tag=row.d_tag))
+    imported = [workspace.skills_by_tag[item.d_tag] for item in plan.items]
+    unknown = unknown_names(workspace, imported)
+    if len(plan.items) == 1:
+        d_tag = plan.items[0].d_tag
+        message = f"Imported {d_tag} from SKILL.md into {agent} ({plan.items[0].status})."
+        return done(message + unknown_note(agent, unknown),
+                    url_for("editor.edit", agent=agent, d_tag=d_tag))
+    return done(f"Imported {counted(len(plan.items), 'skill')} into {agent} ({plan.summary})."
+                + unknown_note(agent, unknown), url_for("editor.agent", agent=agent))
 
 
 def unknown_note(agent: str, names: list[str]) -> str:
@@ -174,12 +171,12 @@ def read_bundle(upload: FileStorage | None, pasted: str) -> Workspace:
     return load_bundle(data)
 
 
-def read_skill(agent: str, upload: FileStorage | None) -> Skill:
-    """The skill in an uploaded SKILL.md or zip, for an existing agent (what the database
-    cannot store is the store's to check, in `store.create_skill`).
+def read_skills(agent: str, upload: FileStorage | None) -> list[agentskills.SkillFolder]:
+    """The skills in an uploaded SKILL.md or zip, for an existing agent (what the database
+    cannot store is the store's to check, in `store.import_skills`).
 
     Raises:
-        skillmd.SkillMdError: every problem found, as `(field, reason)`.
+        agentskills.SkillMdError: every problem found, as `(where, reason)`.
     """
     problems: list[tuple[str, str]] = []
     if not agent:
@@ -187,15 +184,15 @@ def read_skill(agent: str, upload: FileStorage | None) -> Skill:
     elif agent not in {row.name for row in store.list_agents(get_session())}:
         problems.append(("agent", f"there is no agent named {agent!r}"))
     if upload is None or not upload.filename:
-        problems.append(("file", "choose a SKILL.md file or a zip of its folder"))
-        raise skillmd.SkillMdError(problems)
+        problems.append(("file", "choose a SKILL.md file or a zip of skill folders"))
+        raise agentskills.SkillMdError(problems)
     try:
-        skill = skillmd.read_upload(upload.filename, upload.read())
-    except skillmd.SkillMdError as exc:
-        raise skillmd.SkillMdError(problems + exc.problems) from None
+        folders = agentskills.read_upload(upload.filename, upload.read())
+    except agentskills.SkillMdError as exc:
+        raise agentskills.SkillMdError(problems + exc.problems) from None
     if problems:
-        raise skillmd.SkillMdError(problems)
-    return skill
+        raise agentskills.SkillMdError(problems)
+    return folders
 
 
 def _decode(data: bytes, path: str) -> str:
@@ -213,7 +210,7 @@ def transfer_response(selected: str | None, status: int = 200, **problems: Any) 
     """The import and export page; after a failed import it keeps what the author sent."""
     session = get_session()
     agents = [{"name": row.name,
-               "skills": [(s.d_tag, skillmd.skill_name(s.d_tag) + ".zip")
+               "skills": [(s.d_tag, agentskills.skill_name(s.d_tag) + ".zip")
                           for s in store.list_skills(session, row)]}
               for row in store.list_agents(session)]
     form = request.form if request.method == "POST" else {}
