@@ -193,6 +193,7 @@ def _register_store_commands() -> None:
     from webapp.apikeycli import api_key_group
     from webapp.dbcli import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
     from webapp.hookcli import webhook_group, worker_cmd
+    from webapp.skillscli import skills_group
     from webapp.testcli import test_cmd
     from webapp.usercli import user_group
 
@@ -206,6 +207,7 @@ def _register_store_commands() -> None:
     main.add_command(webhook_group, "webhook")
     main.add_command(worker_cmd, "worker")
     main.add_command(test_cmd, "test")
+    main.add_command(skills_group, "skills")
 
 
 _register_store_commands()

@@ -10,6 +10,7 @@ was executable).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import stat
 import zipfile
@@ -116,11 +117,18 @@ def zip_skill(folder: SkillFolder) -> tuple[str, bytes]:
 
 
 def read_upload(filename: str, data: bytes) -> list[SkillFolder]:
-    """The skills of an uploaded zip, or of an uploaded `SKILL.md` (a skill without files).
+    """The skills of an uploaded zip, or of an uploaded `SKILL.md` (`read_skill_md_alone`).
 
     Raises:
         SkillMdError: every problem that stops the import.
     """
     if is_zip(filename, data):
         return read_zip(data)
-    return read_tree([Entry(SKILL_FILE, len(data), read=lambda limit: data[:limit])])
+    return read_skill_md_alone(SKILL_FILE, data)
+
+
+def read_skill_md_alone(path: str, data: bytes) -> list[SkillFolder]:
+    """The skill of a SKILL.md read without its folder (at `path`, whose folder's name its
+    `name` is checked against): its files are not known (`SkillFolder.whole`)."""
+    folders = read_tree([Entry(path, len(data), read=lambda limit: data[:limit])])
+    return [dataclasses.replace(folder, whole=False) for folder in folders]

@@ -67,13 +67,16 @@ class SkillFile:
 @dataclasses.dataclass(frozen=True)
 class SkillFolder:
     """A skill with its Agent Skills folder: the head its SKILL.md had (`skill_md.SkillText`),
-    its line ends, and its files; `source` is where an upload held it (for messages)."""
+    its line ends, and its files; `source` is where an upload held it (for messages).
+    `whole` is false for a SKILL.md read alone: its files are not known, and an import
+    keeps the ones the skill has."""
 
     skill: Skill
     head: str = ""
     crlf: bool = False
     files: tuple[SkillFile, ...] = ()
     source: str = ""
+    whole: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

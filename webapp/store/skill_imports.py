@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from webapp import models
-from webapp.agentskills import SKILL_MD_FIELDS, SkillFolder, encode_skill_md
+from webapp.agentskills import SKILL_FILE, SKILL_MD_FIELDS, SkillFolder, encode_skill_md
 from webapp.pipeline import dump_skill
 
 from . import rules
@@ -104,13 +104,15 @@ def plan_import(session: Session, agent: str, folders: Sequence[SkillFolder]) ->
 
 
 def _folder_problems(folder: SkillFolder) -> list[tuple[str, str]]:
-    where = folder.source or folder.skill.d_tag
-    problems = [(f"{where}: {SKILL_MD_FIELDS.get(field, field)}", message)
+    """What the store refuses of a folder, named as its place in the upload names it."""
+    top = "" if folder.source in ("", SKILL_FILE) else f"{folder.source}/"
+    skill_md = f"{top}{SKILL_FILE}" if folder.source else folder.skill.d_tag
+    problems = [(f"{skill_md}: {SKILL_MD_FIELDS.get(field, field)}", message)
                 for field, message in rules.item_problems("skills", dump_skill(folder.skill))]
     try:
         check_files(folder.files)
     except ValidationError as exc:
-        problems += [(f"{where}/{field.removeprefix('files/')}", message)
+        problems += [(top + field.removeprefix("files/"), message)
                      for field, message in exc.problems]
     return problems
 
@@ -132,6 +134,8 @@ def _item(session: Session, agent: models.Agent | None, folder: SkillFolder) -> 
     if row is None:
         return ImportItem(folder, NEW)
     current = folder_of(session, row)
+    if not folder.whole:  # a SKILL.md alone: the skill keeps its files
+        folder = dataclasses.replace(folder, files=current.files, whole=True)
     same = (current.skill == folder.skill and _export(current) == _export(folder)
             and row.deleted_at is None)
     return ImportItem(folder, UNCHANGED if same else UPDATED, current, row.version,
