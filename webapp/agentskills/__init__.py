@@ -17,6 +17,7 @@ from .archive import (
     zip_folders,
     zip_skill,
 )
+from .clients import CLIENTS, DEFAULT_CLIENTS, SPEC_KEYS, Client, client_problem
 from .folders import (
     MAX_ENTRIES,
     MAX_SKILLS,
@@ -27,6 +28,7 @@ from .folders import (
     read_tree,
 )
 from .frontmatter import SkillMdError, parse_head
+from .lint import exported_name, lint_skill
 from .paths import (
     IGNORED_NAMES,
     MAX_FILES,
@@ -43,6 +45,7 @@ from .skill_md import (
     NAME_MAX_LENGTH,
     SKILL_MD_FIELDS,
     SkillText,
+    crlf_throughout,
     description_of,
     dump_skill_md,
     encode_skill_md,
@@ -52,9 +55,17 @@ from .skill_md import (
     name_problems,
     read_skill_md,
     skill_name,
+    text_bytes,
 )
 
 __all__ = [
+    "CLIENTS",
+    "DEFAULT_CLIENTS",
+    "SPEC_KEYS",
+    "Client",
+    "client_problem",
+    "exported_name",
+    "lint_skill",
     "DESCRIPTION_MAX_LENGTH",
     "IGNORED_NAMES",
     "MAX_ENTRIES",
@@ -72,6 +83,7 @@ __all__ = [
     "SkillFolder",
     "SkillMdError",
     "SkillText",
+    "crlf_throughout",
     "description_of",
     "dump_skill_md",
     "encode_skill_md",
@@ -92,6 +104,7 @@ __all__ = [
     "read_upload",
     "read_zip",
     "skill_name",
+    "text_bytes",
     "zip_folders",
     "zip_skill",
 ]

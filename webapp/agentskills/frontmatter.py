@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from webapp.lru import LRU
 from webapp.pipeline import excerpt, load_yaml
 
 BOM = "\ufeff"
@@ -65,13 +66,27 @@ def _parts(head: str) -> tuple[str, str, str]:
     return head[:start + 4], head[start + 4:close.start()], head[close.start():]
 
 
+#: Heads parsed, by their text (a head is never changed, only replaced): the editor's
+#: preview reads every skill's head on each keystroke, for the names they export.
+_PARSED: LRU[str, tuple[dict[str, Any], dict[str, int]]] = LRU(
+    "parsed SKILL.md heads", 4_000_000, lambda head, _: len(head))
+
+
 def parse_head(head: str) -> tuple[dict[str, Any], dict[str, int]]:
-    """The frontmatter mapping of a head, and the line in the file of each top-level key.
+    """The frontmatter mapping of a head (a new dict; what it holds is shared: read it, do
+    not change it), and the line in the file of each top-level key.
 
     Raises:
         SkillMdError: invalid YAML (with its line and column in the file), an anchor or an
             alias, or frontmatter that is not a mapping.
     """
+    parsed = _PARSED.get(head)
+    if parsed is None:
+        parsed = _PARSED.put(head, _parse(head))
+    return dict(parsed[0]), parsed[1]
+
+
+def _parse(head: str) -> tuple[dict[str, Any], dict[str, int]]:
     _, text, _ = _parts(head)
     try:
         data, node = load_yaml(text)

@@ -202,10 +202,22 @@ def read_skill_md(data: bytes | str, *, folder: str | None = None) -> SkillText:
     text = decode(data) if isinstance(data, bytes) else data
     # Saved on any system: the one line-end rule, for the frontmatter and the body alike;
     # a file with CRLF throughout is written back with them.
-    lines = text.count("\n")
-    crlf = lines > 0 and text.count("\r\n") == lines == text.count("\r")
     head, body = split_head(lf_line_ends(text))
-    return SkillText(_skill_of(head, body, folder), head, crlf)
+    return SkillText(_skill_of(head, body, folder), head, crlf_throughout(text))
+
+
+def crlf_throughout(text: str) -> bool:
+    """Whether every line end of `text` is CRLF (and it has one): such a file is written
+    back with CRLF after its text was kept with LF, as every text is."""
+    lines = text.count("\n")
+    return lines > 0 and text.count("\r\n") == lines == text.count("\r")
+
+
+def text_bytes(text: str, crlf: bool) -> bytes:
+    """A text file's bytes from its text as edited (any line ends): LF, or CRLF when the
+    file had them (`crlf_throughout`)."""
+    text = lf_line_ends(text)
+    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
 
 
 def load_skill_md(text: str, *, folder: str | None = None) -> Skill:

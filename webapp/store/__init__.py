@@ -59,7 +59,15 @@ from .errors import (
     TestsFailing,
     ValidationError,
 )
-from .folders import delete_file, export_folders, folder_of, get_file, save_file
+from .folders import (
+    FolderFacts,
+    delete_file,
+    export_folders,
+    folder_facts,
+    folder_of,
+    get_file,
+    save_file,
+)
 from .items import (
     create_scenario,
     create_tool,
@@ -141,6 +149,8 @@ from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "FolderFacts",
+    "folder_facts",
     "ImportItem",
     "ImportPlan",
     "StaleImport",

@@ -13,13 +13,20 @@ optimistically locked as any save is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp import models
-from webapp.agentskills import SkillFile, SkillFolder, file_set_problems, path_problem
+from webapp.agentskills import (
+    SkillFile,
+    SkillFolder,
+    exported_name,
+    file_set_problems,
+    path_problem,
+)
 from webapp.pipeline import excerpt
 
 from .activity import record
@@ -145,3 +152,25 @@ def _write_files(session: Session, agent: models.Agent, row: models.Skill,
     if saved.version != expected_version:
         record(session, agent, "skill.save", row.d_tag, f"version {saved.version}: {note}")
     return saved
+
+
+@dataclass(frozen=True)
+class FolderFacts:
+    """What the lint of a skill's folder reads besides the skill (`agentskills.lint_skill`):
+    its SKILL.md's head, its files' paths, its agent's target clients, and the name each
+    other live skill of the agent exports (name -> d_tag)."""
+
+    head: str
+    paths: tuple[str, ...]
+    clients: tuple[str, ...]
+    others: dict[str, str]
+
+
+def folder_facts(session: Session, agent: AgentRef, d_tag: str) -> FolderFacts:
+    """The `FolderFacts` of a live skill."""
+    agent_row = get_agent(session, agent)
+    rows = list_skills(session, agent_row)
+    row = next((r for r in rows if r.d_tag == d_tag), None) or get_skill(session, agent_row, d_tag)
+    others = {exported_name(skill_of(r), r.frontmatter): r.d_tag for r in rows if r.id != row.id}
+    return FolderFacts(row.frontmatter, tuple(e["path"] for e in row.files),
+                       tuple(agent_row.skill_clients), others)

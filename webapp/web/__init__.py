@@ -34,6 +34,7 @@ from . import (
     publish,
     responses,
     security,
+    skill_files,
     skills,
     transfer,
     trash,
@@ -43,7 +44,7 @@ from . import (
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
-              api_keys.bp, webhooks.bp)
+              api_keys.bp, webhooks.bp, skill_files.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

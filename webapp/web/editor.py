@@ -40,6 +40,7 @@ from webapp.views.preview import (
     run_followed,
     with_draft,
 )
+from webapp.views.skill_lint import skill_lint
 from webapp.views.wording import counted
 
 from .access import requires
@@ -377,5 +378,6 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
                              opened=parse_opened(data.get("opened")))
     if asked is None and request.method == "GET" and context["preview"].window.large:
         g.shown_panels = LARGE_PAGE
-    context.update(draft=draft, errors=errors, dirty=dirty or bool(errors))
+    context.update(draft=draft, errors=errors, dirty=dirty or bool(errors),
+                   skill_lint=skill_lint(draft, store.folder_facts(session, agent, current)))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)
