@@ -70,6 +70,9 @@ def _line(row: ImportRow) -> str:
         text += f"  SKILL.md +{row.diff.added} -{row.diff.removed}"
     for change in row.file_changes:
         text += f"\n          {change.change} {change.path}"
+    for problem in row.problems:
+        where = f" line {problem.line}" if problem.line else ""
+        text += f"\n          {problem.severity} {problem.code}{where}: {problem.message}"
     return text
 
 

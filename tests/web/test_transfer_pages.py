@@ -451,6 +451,9 @@ def test_a_repository_is_previewed_then_imported_as_previewed(app, client, simon
         assert re.search(rf"<td>{d_tag}</td>.*?>{status}</span>", html, re.S), d_tag
     assert '<span class="word-changed">with</span>' in html  # the diff of chat's SKILL.md
     assert '<span class="badge passed">added</span> <code>notes.md</code>' in html
+    # The 1,068-character description imports, with the problem its clients have.
+    assert "doc-coauthoring: 1 problem for its clients (it imports all the same)" in html
+    assert "the description is 1,068 characters (SKILL.md line 3): Agent Skills " in html
     token = re.search(r'name="token" value="(\w+)"', html)[1]
     with app.app_context():
         assert len(store.list_skills(db.get_session(), "Simon")) == 3  # nothing written yet

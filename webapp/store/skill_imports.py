@@ -21,15 +21,31 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from webapp import models
-from webapp.agentskills import SKILL_FILE, SKILL_MD_FIELDS, SkillFolder, encode_skill_md
+from webapp.agentskills import (
+    DEFAULT_CLIENTS,
+    SKILL_FILE,
+    SKILL_MD_FIELDS,
+    SkillFolder,
+    encode_skill_md,
+    exported_name,
+)
 from webapp.pipeline import dump_skill
 
 from . import rules
 from .activity import record
 from .agents import agent_fields, find_agent, insert_agent, taken_agent
+from .convert import skill_of
 from .errors import StoreError, ValidationError
 from .folders import check_files, folder_input, folder_of, manifest_of
-from .skills import Stale, conflict, find_skill, new_skill, taken_skill, write_skill
+from .skills import (
+    Stale,
+    conflict,
+    find_skill,
+    list_skills,
+    new_skill,
+    taken_skill,
+    write_skill,
+)
 from .transactions import change
 
 NEW, UPDATED, UNCHANGED = "new", "updated", "unchanged"
@@ -64,6 +80,10 @@ class ImportPlan:
     new_agent: bool
     items: tuple[ImportItem, ...]
     token: str
+    #: The agent's target clients, and the name each of its live skills exports (name ->
+    #: d_tag), for the lint of what the upload brings.
+    clients: tuple[str, ...] = DEFAULT_CLIENTS
+    names: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(item.status == status for item in self.items)
@@ -100,7 +120,11 @@ def plan_import(session: Session, agent: str, folders: Sequence[SkillFolder]) ->
         items.append(_item(session, row, folder))
     if problems:
         raise ValidationError(problems)
-    return ImportPlan(agent, row is None, tuple(items), _token(agent, items))
+    if row is None:
+        return ImportPlan(agent, True, tuple(items), _token(agent, items))
+    names = {exported_name(skill_of(r), r.frontmatter): r.d_tag for r in list_skills(session, row)}
+    return ImportPlan(agent, False, tuple(items), _token(agent, items),
+                      tuple(row.skill_clients), names)
 
 
 def _folder_problems(folder: SkillFolder) -> list[tuple[str, str]]:
