@@ -130,6 +130,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("tools.update", "POST"): AUTHOR,
     ("tools.confirm_delete", "GET"): AUTHOR,
     ("tools.delete", "POST"): AUTHOR,
+    ("catalogue.show", "GET"): VIEWER,
     ("files.index", "GET"): VIEWER,
     ("files.raw", "GET"): VIEWER,
     ("files.save", "POST"): AUTHOR,

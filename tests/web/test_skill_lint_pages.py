@@ -1,5 +1,5 @@
 """The lint of a skill's SKILL.md in the editor's Problems tab, for the clients chosen in
-the agent's settings."""
+the agent's settings, and the agent's catalogue for each of them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 import pytest
 
 from tests.support.folders import repository, zipped
+from tests.support.pages import HTMX, is_page, starts_with
 from webapp import agentskills, db, store
 
 
@@ -23,7 +24,7 @@ def docs(app) -> str:
 
 def test_the_problems_tab_says_which_clients_refuse_a_long_description(client, docs):
     html = client.get("/agents/Docs/skills/doc-coauthoring").data.decode()
-    assert "SKILL.md for Agent Skills specification, Codex</h3>" in html
+    assert "SKILL.md for Agent Skills specification, Codex\n" in html
     assert re.search(r'<code class="code">description-too-long</code>.*?the description is '
                      r"1,068 characters \(SKILL.md line 3\): Agent Skills specification allows "
                      r"1,024 characters; Codex skips the skill", html, re.S)
@@ -64,3 +65,32 @@ def test_a_client_the_store_does_not_know_is_refused(session):
     assert caught.value.problems == [
         ("skill_clients", "names no client 'cursor' (the clients: agentskills, claude-code, "
                           "codex, vscode-copilot, gemini-cli)")]
+
+
+# -- the catalogue
+
+
+def test_the_catalogue_shows_each_clients_listing_against_its_budget(app, client, docs):
+    response = client.get("/agents/Docs/catalogue")
+    assert response.status_code == 200 and is_page(response)
+    html = response.data.decode()
+    assert '<h2 id="client-codex">Codex</h2>' in html
+    assert "Agent Skills specification publishes no budget for its listing." in html
+    assert "of 10,240 characters" in html  # Codex: 2% of gpt-4o's 128,000 tokens
+    assert "- pdf: Comprehensive PDF manipulation toolkit" in html
+    assert starts_with(client.get("/agents/Docs/catalogue", headers=HTMX),
+                       b'<section id="catalogue"')
+
+
+def test_an_overflowing_catalogue_is_a_problem(app, client, docs):
+    html = client.get("/agents/Docs/catalogue", query_string={"window": "5000"}).data.decode()
+    assert "Measured in a context window of 5,000 tokens" in html
+    assert re.search(r'<code class="code">catalogue-overflow</code> <span class="message">Codex '
+                     r"lists 3 skills in [\d,]+ characters, [\d,]+ over its budget of 400",
+                     html)
+    assert client.get("/agents/Docs/catalogue", query_string={"window": "x"}).status_code == 422
+
+
+def test_the_problems_tab_links_to_the_catalogue(client, docs):
+    html = client.get("/agents/Docs/skills/pdf").data.decode()
+    assert 'href="/agents/Docs/catalogue">the catalogue</a>' in html

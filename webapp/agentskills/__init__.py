@@ -17,6 +17,7 @@ from .archive import (
     zip_folders,
     zip_skill,
 )
+from .catalogue import Catalogue, Listed, budget_of, catalogue
 from .clients import CLIENTS, DEFAULT_CLIENTS, SPEC_KEYS, Client, client_problem
 from .folders import (
     MAX_ENTRIES,
@@ -59,6 +60,10 @@ from .skill_md import (
 )
 
 __all__ = [
+    "Catalogue",
+    "Listed",
+    "budget_of",
+    "catalogue",
     "CLIENTS",
     "DEFAULT_CLIENTS",
     "SPEC_KEYS",

@@ -66,6 +66,7 @@ from .folders import (
     folder_facts,
     folder_of,
     get_file,
+    heads,
     save_file,
 )
 from .items import (
@@ -151,6 +152,7 @@ from .workspaces import export_bundle, import_bundle, load_workspace
 __all__ = [
     "FolderFacts",
     "folder_facts",
+    "heads",
     "ImportItem",
     "ImportPlan",
     "StaleImport",

@@ -27,7 +27,7 @@ from webapp.agentskills import (
     file_set_problems,
     path_problem,
 )
-from webapp.pipeline import excerpt
+from webapp.pipeline import Skill, excerpt
 
 from .activity import record
 from .agents import AgentRef, get_agent
@@ -174,3 +174,9 @@ def folder_facts(session: Session, agent: AgentRef, d_tag: str) -> FolderFacts:
     others = {exported_name(skill_of(r), r.frontmatter): r.d_tag for r in rows if r.id != row.id}
     return FolderFacts(row.frontmatter, tuple(e["path"] for e in row.files),
                        tuple(agent_row.skill_clients), others)
+
+
+def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:
+    """Every live skill of the agent with its SKILL.md head, in adoption order (what a
+    client's catalogue lists: `agentskills.catalogue`)."""
+    return [(skill_of(row), row.frontmatter) for row in list_skills(session, agent)]

@@ -24,6 +24,7 @@ from . import (
     agents,
     api,
     api_keys,
+    catalogue,
     editor,
     forms,
     help,
@@ -44,7 +45,7 @@ from . import (
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, api.bp,
-              api_keys.bp, webhooks.bp, skill_files.bp)
+              api_keys.bp, webhooks.bp, skill_files.bp, catalogue.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
