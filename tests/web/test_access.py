@@ -45,6 +45,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("editor.approve_test", "POST"): AUTHOR,
     ("help.tests", "GET"): VIEWER,
     ("help.context", "GET"): VIEWER,
+    ("help.folders", "GET"): VIEWER,
     ("api.openapi", "GET"): ANYONE,
     ("api_keys.index", "GET"): ADMIN,
     ("api_keys.create", "POST"): ADMIN,

@@ -58,3 +58,14 @@ def test_the_guide_is_sanitized_like_skill_text(client, guide):
 def test_a_missing_guide_is_404(client, guide):
     response = client.get("/help")
     assert response.status_code == 404 and b"SKILLS.md is not installed" in response.data
+
+
+def test_the_folders_guide_as_page_and_fragment(client, simon):
+    page = client.get("/help/folders")
+    assert page.status_code == 200 and is_page(page)
+    html = page.data.decode()
+    assert "<h1>Agent Skills folders</h1>" in html and "<code>catalogue-overflow</code>" in html
+    assert executable_markup(html) == []
+    fragment = client.get("/help/folders", headers=HTMX)
+    assert fragment_root(fragment).startswith(b'<article id="help"')
+    assert 'href="/help/folders"' in client.get("/agents/Simon/settings").text

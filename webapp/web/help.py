@@ -28,6 +28,8 @@ API_REFERENCE = DOCS / "api.md"
 TESTS_GUIDE = DOCS / "tests.md"
 #: How the context is assembled, stage by stage (the guide points to it).
 CONTEXT_GUIDE = DOCS / "CONTEXT.md"
+#: Agent Skills folders: what is kept, the limits, each client's rules and catalogue.
+FOLDERS_GUIDE = DOCS / "folders.md"
 
 #: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
 #: one guide and an edited one replaces the entry before it as the least recently used.
@@ -72,4 +74,12 @@ def rendered(path: Path) -> Markup:
 def context() -> Response:
     """docs/CONTEXT.md, how the context is assembled, as a page."""
     return page_or_fragment("help.html", "_help.html", guide=rendered(CONTEXT_GUIDE),
+                            reference=True)
+
+
+@bp.get("/help/folders")
+@requires("viewer")
+def folders() -> Response:
+    """docs/folders.md, Agent Skills folders and each client's rules, as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(FOLDERS_GUIDE),
                             reference=True)
