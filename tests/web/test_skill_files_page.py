@@ -132,3 +132,15 @@ def test_a_file_the_skill_does_not_have(client, docs, csrf):
 def test_a_skill_without_files(client, simon):
     html = client.get("/agents/Simon/skills/chat/files").data.decode()
     assert "chat has no files beside its SKILL.md." in html
+
+
+def test_a_duplicate_keeps_the_files_and_exports_under_its_own_name(app, client, docs, csrf):
+    response = client.post("/agents/Docs/skills/pdf/duplicate", data={"csrf_token": csrf})
+    assert response.headers["Location"] == "/agents/Docs/skills/pdf-copy"
+    with app.app_context():
+        session = db.get_session()
+        copy = store.folder_of(session, store.get_skill(session, "Docs", "pdf-copy"))
+    assert {f.path: f.data for f in copy.files} == {f.path: f.data for f in pdf(app).files}
+    exported = client.get("/agents/Docs/skills/pdf-copy/export").data
+    text = agentskills.read_zip(exported)[0]
+    assert text.skill.d_tag == "pdf-copy" and text.head.startswith("---\nname: pdf-copy\n")

@@ -13,6 +13,7 @@ from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
+from webapp.skill_columns import DESCRIPTION_LENGTH
 from webapp.views import panels
 from webapp.views.activity import who
 
@@ -97,6 +98,7 @@ def register(app: Flask) -> None:
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
     app.jinja_env.globals["panel_element"] = panels.element_of
+    app.jinja_env.globals["description_length"] = DESCRIPTION_LENGTH
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
     app.jinja_env.filters["who"] = who
     app.url_map.converters["id"] = forms.IdConverter
