@@ -144,3 +144,12 @@ def test_a_duplicate_keeps_the_files_and_exports_under_its_own_name(app, client,
     exported = client.get("/agents/Docs/skills/pdf-copy/export").data
     text = agentskills.read_zip(exported)[0]
     assert text.skill.d_tag == "pdf-copy" and text.head.startswith("---\nname: pdf-copy\n")
+
+
+def test_the_history_names_the_files_a_version_changed(client, docs, csrf):
+    client.post(FILES, data={"csrf_token": csrf, "version": "1", "path": "FORMS.md",
+                             "text": "changed\n"})
+    html = client.get("/agents/Docs/skills/pdf/history").data.decode()
+    assert re.search(r"<td>files</td><td class=\"line-del\">FORMS.md</td>"
+                     r"<td class=\"line-add\">FORMS.md</td>", html)
+    assert "file FORMS.md changed" in html  # the revision's note
