@@ -19,7 +19,9 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
   be stored or sent (`surrogate_path`);
 - a new adoption order names every live skill exactly once (`order_problem`);
 - line ends: every stored text has LF line ends (`normalized`, by the pipeline's
-  `lf_line_ends`: CRLF and a lone CR become LF).
+  `lf_line_ends`: CRLF and a lone CR become LF);
+- a skill's files obey the path rule and limits of `agentskills.file_set_problems`
+  (`folders.check_files`, before every write of a file set).
 
 `item_problems` reports with paths relative to the item (`d_tag`,
 `results_by_args[1].args`), `bundle_problems` with JSON paths (`$.skills[0].d_tag`).
