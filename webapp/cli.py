@@ -210,6 +210,7 @@ def _register_store_commands() -> None:
     from webapp.dbcli import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
     from webapp.hookcli import webhook_group, worker_cmd
     from webapp.nostrcli import nostr_group
+    from webapp.skillscli import skills_group
     from webapp.testcli import test_cmd
     from webapp.usercli import user_group
 
@@ -224,6 +225,7 @@ def _register_store_commands() -> None:
     main.add_command(worker_cmd, "worker")
     main.add_command(test_cmd, "test")
     main.add_command(nostr_group, "nostr")
+    main.add_command(skills_group, "skills")
 
 
 _register_store_commands()

@@ -16,6 +16,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -23,6 +24,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from webapp.skill_columns import NAME_LENGTH, SkillState
 
 #: Stable constraint names, so migrations name the same thing on SQLite and PostgreSQL.
 NAMING_CONVENTION = {
@@ -33,10 +36,7 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-NAME_LENGTH = 200
 MODEL_LENGTH = 100
-#: The Agent Skills format's limit for a skill's `description`.
-DESCRIPTION_LENGTH = 1024
 #: A context-log entry's `source`: `draft`, `published N` or `runtime`.
 SOURCE_LENGTH = 40
 
@@ -89,6 +89,9 @@ class Agent(Base):
     nostr_pubkey: Mapped[str | None] = mapped_column(String(64))
     nostr_relays: Mapped[list[Any] | None] = mapped_column(JSON)
     nostr_kinds: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: The clients whose rules lint its skills (`agentskills.CLIENTS`).
+    skill_clients: Mapped[list[Any]] = mapped_column(JSON, default=lambda: ["agentskills"],
+                                                     server_default='["agentskills"]')
     #: Set while the agent is in the trash; it keeps its name, so a restore never collides.
     deleted_at: Mapped[datetime | None]
 
@@ -112,7 +115,7 @@ class Agent(Base):
         return f"<Agent {self.name!r}>"
 
 
-class Skill(Base):
+class Skill(SkillState, Base):
     """The current state of one skill; every saved state is also a `SkillRevision`.
 
     `version` is the optimistic lock: a save names the version it started from and
@@ -125,14 +128,6 @@ class Skill(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
-    d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
-    name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
-    description: Mapped[str] = mapped_column(String(DESCRIPTION_LENGTH), default="",
-                                             server_default="")
-    layer: Mapped[int] = mapped_column(Integer, default=1)
-    triggers: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
-    content: Mapped[str] = mapped_column(Text, default="")
     position: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -154,7 +149,7 @@ class Skill(Base):
         return f"<Skill {self.d_tag!r} v{self.version}>"
 
 
-class SkillRevision(Base):
+class SkillRevision(SkillState, Base):
     """One saved version of a skill: its content and metadata as they were saved."""
 
     __tablename__ = "skill_revisions"
@@ -163,14 +158,6 @@ class SkillRevision(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     skill_id: Mapped[int] = mapped_column(ForeignKey("skills.id", ondelete="CASCADE"), index=True)
     version: Mapped[int] = mapped_column(Integer)
-    d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
-    name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
-    description: Mapped[str] = mapped_column(String(DESCRIPTION_LENGTH), default="",
-                                             server_default="")
-    layer: Mapped[int] = mapped_column(Integer, default=1)
-    triggers: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
-    content: Mapped[str] = mapped_column(Text, default="")
     saved_at: Mapped[datetime] = mapped_column(default=utcnow)
     note: Mapped[str | None] = mapped_column(Text)
     #: The username that saved this version (`store.current_actor()`), None in the local mode.
@@ -180,6 +167,20 @@ class SkillRevision(Base):
 
     def __repr__(self) -> str:
         return f"<SkillRevision {self.d_tag!r} v{self.version}>"
+
+
+class SkillBlob(Base):
+    """The bytes of a file of an agent's skills, once per agent by sha256: manifests name them
+    (`SkillState.files`), and none goes while its agent lives, so every revision reads back."""
+
+    __tablename__ = "skill_blobs"
+    __table_args__ = (UniqueConstraint("agent_id", "sha256"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), index=True)
+    sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class Tool(Base):
@@ -287,8 +288,7 @@ class ContextLogEntry(Base):
     agent: Mapped[Agent] = relationship(back_populates="log_entries")
 
 
-#: The longest `Activity.detail` (a line, never a user's value in full) and kind.
-ACTIVITY_DETAIL_LENGTH = 300
+ACTIVITY_DETAIL_LENGTH = 300  # a line, never a user's value in full; then the kind's
 ACTIVITY_KIND_LENGTH = 40
 
 

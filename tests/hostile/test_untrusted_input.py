@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp import skillmd
+from webapp import agentskills
 from webapp.pipeline import (
     MAX_DEPTH,
     Agent,
@@ -70,8 +70,8 @@ def test_a_value_in_a_message_is_an_excerpt():
 
 def test_a_skill_md_frontmatter_alias_is_refused_with_its_line():
     text = f"---\nname: a\ndescription: b\nx: {BOMB_ARGS}\nmetadata: {{layer: *g}}\n---\nbody"
-    with pytest.raises(skillmd.SkillMdError) as caught:
-        skillmd.load_skill_md(text)
+    with pytest.raises(agentskills.SkillMdError) as caught:
+        agentskills.load_skill_md(text)
     [(field, reason)] = caught.value.problems
     assert field == "frontmatter" and "line 4" in reason and "anchors" in reason
 

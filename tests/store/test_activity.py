@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.bundles import FULL_BUNDLE
-from webapp import models, store
-from webapp.pipeline import assemble
+from webapp import agentskills, models, store
+from webapp.pipeline import Skill, assemble
 
 
 @pytest.fixture
@@ -65,6 +65,13 @@ def _rename_with_edit(session: Any) -> Any:
 
 PUBKEY = "a" * 64
 
+
+def _imported() -> list[agentskills.SkillFolder]:
+    """A new skill `pdf`, and `chat` with new text."""
+    return [agentskills.SkillFolder(Skill(d_tag="pdf", content="PDFs.\n")),
+            agentskills.SkillFolder(Skill(d_tag="chat", content="Chat, imported.\n"))]
+
+
 CASES = {
     "agent.create": Case(lambda s: store.create_agent(s, "fresh"), "agent.create", "fresh",
                          agent="fresh"),
@@ -98,6 +105,8 @@ CASES = {
                                   "skill.delete", "intro", "still referenced by chat, other"),
     "skill.restore": Case(lambda s: store.restore_skill(s, "demo", "chat"), "skill.restore",
                           "chat", setup=lambda s: store.delete_skill(s, "demo", "chat")),
+    "skill.import": Case(lambda s: store.import_skills(s, "demo", _imported()), "skill.import",
+                         "", "new: 1, updated: 1, unchanged: 0", authored=("pdf", "chat")),
     "revision.restore": Case(lambda s: store.restore_revision(s, "demo", "intro", 1,
                                                               expected_version=2),
                              "revision.restore", "intro", "version 1 as version 3",

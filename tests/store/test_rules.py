@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from webapp import models, store
+from webapp import models, skill_columns, store
 from webapp.store import rules
 
 
 def test_column_lengths_come_from_the_models():
     assert rules.COLUMN_LENGTHS["skills"] == {"d_tag": models.NAME_LENGTH,
                                               "name": models.NAME_LENGTH,
-                                              "description": models.DESCRIPTION_LENGTH,
+                                              "description": skill_columns.DESCRIPTION_LENGTH,
                                               "nostr_author": 64}
     assert rules.COLUMN_LENGTHS["agent"]["message_mode"] == 20
     assert "content" not in rules.COLUMN_LENGTHS["skills"]  # text: no bound

@@ -71,3 +71,14 @@ def test_heading_anchors_are_githubs_and_unique():
                     # The page's own ids are not taken, nor one already given.
                     '<h2 id="status-1">Status</h2>'
                     '<h2 id="1-select-the-skills-1">1. Select the skills</h2><hr><p>h2</p>')
+
+
+def test_the_folders_guide_as_page_and_fragment(client, simon):
+    page = client.get("/help/folders")
+    assert page.status_code == 200 and is_page(page)
+    html = page.data.decode()
+    assert "<h1>Agent Skills folders</h1>" in html and "<code>catalogue-overflow</code>" in html
+    assert executable_markup(html) == []
+    fragment = client.get("/help/folders", headers=HTMX)
+    assert fragment_root(fragment).startswith(b'<article id="help"')
+    assert 'href="/help/folders"' in client.get("/agents/Simon/settings").text

@@ -95,7 +95,7 @@ def test_checked_and_typed_triggers_are_combined(app, client, simon, csrf):
     ({"d_tag": "chat"}, "already exists"),
     ({"d_tag": "a b"}, "must not contain whitespace"),
     ({"layer": "3"}, "must be 1 or 2"),
-    ({"description": "x" * 1025}, "at most 1024 characters"),
+    ({"description": "x" * 8193}, "at most 8192 characters"),
     ({"name": "n" * 201}, "at most 200 characters"),
 ])
 def test_a_refused_skill_keeps_what_was_typed(app, client, simon, csrf, fields, message):

@@ -288,7 +288,7 @@ def test_a_skill_md_import_names_the_references_that_resolve_to_nothing(client, 
         csrf_token=csrf, agent="Simon", skill_file=(io.BytesIO(SKILL_MD.encode()), "SKILL.md")))
     assert response.status_code == 303
     assert flashes(client.get(response.headers["Location"])) == [
-        "Imported weather from SKILL.md as the last skill of Simon. 2 references do not "
+        "Imported weather into Simon (new). 2 references do not "
         "resolve in Simon: {{forecast}}, {{station_id}} — they assemble to empty text."]
 
 
@@ -297,7 +297,7 @@ def test_an_untriggered_skill_md_is_checked_too(client, simon, csrf):
     response = client.post("/transfer/skill", **multipart(
         csrf_token=csrf, agent="Simon", skill_file=(io.BytesIO(text.encode()), "SKILL.md")))
     assert flashes(client.get(response.headers["Location"])) == [
-        "Imported loose from SKILL.md as the last skill of Simon. 1 reference does not "
+        "Imported loose into Simon (new). 1 reference does not "
         "resolve in Simon: {{nowhere}} — it assembles to empty text."]
 
 
@@ -306,7 +306,7 @@ def test_an_import_whose_references_all_resolve_says_nothing_more(client, simon,
     response = client.post("/transfer/skill", **multipart(
         csrf_token=csrf, agent="Simon", skill_file=(io.BytesIO(text.encode()), "SKILL.md")))
     assert flashes(client.get(response.headers["Location"])) == [
-        "Imported fine from SKILL.md as the last skill of Simon."]
+        "Imported fine into Simon (new)."]
 
 
 def test_a_long_unknown_name_is_cut_in_the_message(client, simon, csrf):

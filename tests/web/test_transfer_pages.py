@@ -1,14 +1,17 @@
-"""Import and export: bundles and SKILL.md folders in and out, and every way an import fails."""
+"""Import and export: bundles and Agent Skills folders in and out (a SKILL.md, a zip of one
+skill, a repository previewed then imported), and every way an import fails."""
 
 from __future__ import annotations
 
 import copy
 import io
 import json
+import re
 import zipfile
 
 import pytest
 
+from tests.support.folders import PDF_SKILL_MD, repository, skill_files, unzipped, zipped
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from tests.support.workspaces import SIMON
 from tests.support.xss import xss_bundle
@@ -79,14 +82,16 @@ def test_transfer_page_and_fragment(client, simon):
     html = response.data.decode()
     assert 'href="/agents/Simon/bundle"' in html and "Simon.skill-workspace.json" in html
     assert 'href="/agents/Simon/skills/chat/export"' in html and "chat.zip" in html
-    assert '<option value="Simon" selected>' in html and 'enctype="multipart/form-data"' in html
+    assert '<input name="agent" list="agent-names" value="Simon"' in html
+    assert '<option value="Simon"></option>' in html and 'enctype="multipart/form-data"' in html
+    assert 'href="/agents/Simon/skills.zip"' in html
     fragment = client.get("/transfer", headers=HTMX)
     assert fragment_root(fragment).startswith(b'<section id="transfer"')
 
 
 def test_transfer_page_without_agents(client):
     html = client.get("/transfer").data.decode()
-    assert "No agents yet." in html and "import a bundle first" in html
+    assert "No agents yet." in html and "a new agent's name" in html
 
 
 def test_every_page_links_to_import_export_and_help(client, simon):
@@ -293,6 +298,7 @@ def test_export_names_the_folder_after_the_d_tag(app, client, simon):
 
 
 def test_skill_md_round_trip_through_export_and_upload(app, client, simon, post_skill):
+    """Each skill exported and imported into another agent, one zip at a time."""
     with app.app_context():
         store.create_agent(db.get_session(), "Other")
     for d_tag in ("identity", "personality", "chat"):
@@ -313,7 +319,7 @@ def test_import_a_plain_skill_md_file(app, client, simon, post_skill):
     assert skill_of(app, "Simon", "pdf-processing") == Skill(
         d_tag="pdf-processing", content="# PDFs\n\nSteps.\n", name="pdf-processing")
     html = client.get("/agents/Simon/skills/pdf-processing").data.decode()
-    assert "Imported pdf-processing from SKILL.md as the last skill of Simon." in html
+    assert "Imported pdf-processing into Simon (new)." in html
 
 
 def test_import_skill_with_htmx_navigates(post_skill, simon):
@@ -323,21 +329,31 @@ def test_import_skill_with_htmx_navigates(post_skill, simon):
     assert response.headers["HX-Redirect"] == "/agents/Simon/skills/extra"
 
 
-def test_import_of_an_existing_d_tag_is_refused(app, client, simon, post_skill):
+def test_a_newer_skill_md_of_an_existing_d_tag_is_a_new_version(app, client, simon,
+                                                                  post_skill):
     data = client.get("/agents/Simon/skills/chat/export").data
-    response = post_skill("Simon", upload(data, "chat.zip"))
-    assert response.status_code == 422
-    assert b"<code>d_tag</code>: a skill &#39;chat&#39; already exists" in response.data
+    assert post_skill("Simon", upload(data, "chat.zip")).status_code == 303
+    with app.app_context():
+        assert store.get_skill(db.get_session(), "Simon", "chat").version == 1  # unchanged
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        text = archive.read("chat/SKILL.md").decode() + "One more line.\n"
+    response = post_skill("Simon", upload(text, "SKILL.md"))
+    assert response.status_code == 303
+    with app.app_context():
+        row = store.get_skill(db.get_session(), "Simon", "chat")
+    assert row.version == 2 and row.content.endswith("One more line.\n")
+    html = client.get(response.headers["Location"]).data.decode()
+    assert "Imported chat into Simon (updated)." in html
 
 
 def test_skill_md_problems_are_listed_and_nothing_is_created(app, simon, post_skill):
-    text = ("---\nname: Bad_Name\ndescription: ''\nmetadata:\n  d_tag: a b\n  layer: '7'\n"
+    text = ("---\nname: [x]\ndescription: 5\nmetadata:\n  d_tag: a b\n  layer: '7'\n"
             "  enabled: maybe\n---\nbody\n")
     response = post_skill("Simon", upload(text, "SKILL.md"))
     assert response.status_code == 422
     html = response.data.decode()
     for field in ("name", "description", "metadata.layer", "metadata.enabled", "metadata.d_tag"):
-        assert f"<code>{field}</code>: " in html, field
+        assert f"<code>SKILL.md: {field}</code>: " in html, field
     with app.app_context():
         assert len(store.list_skills(db.get_session(), "Simon")) == 3
 
@@ -345,15 +361,16 @@ def test_skill_md_problems_are_listed_and_nothing_is_created(app, simon, post_sk
 def test_skill_md_yaml_error_names_line_and_column(simon, post_skill):
     response = post_skill("Simon", upload("---\nname: x\ndescription: [oops\n---\n", "SKILL.md"))
     assert response.status_code == 422
-    assert b"<code>frontmatter</code>: invalid YAML at line 4, column 1" in response.data
+    assert b"<code>SKILL.md: frontmatter</code>: invalid YAML at line 4, column 1" in response.data
 
 
 @pytest.mark.parametrize("agent, file, field, reason", [
-    ("Simon", None, "file", "choose a SKILL.md file or a zip of its folder"),
+    ("Simon", None, "file", "choose a SKILL.md file, or a zip of skill folders"),
     ("", upload("x", "SKILL.md"), "agent", "is required"),
-    ("Nobody", upload("x", "SKILL.md"), "agent", "there is no agent named &#39;Nobody&#39;"),
-    ("Simon", upload(b"PK\x03\x04broken", "x.zip"), "file", "is not a readable zip archive"),
-    ("Simon", upload(b"\xff", "SKILL.md"), "file", "is not UTF-8 text"),
+    ("Simon/x", upload("---\nname: x\n---\n", "SKILL.md"), "agent",
+     "must not contain &#39;/&#39;"),
+    ("Simon", upload(b"PK\x03\x04broken", "x.zip"), "upload", "is not a readable zip archive"),
+    ("Simon", upload(b"\xff", "SKILL.md"), "SKILL.md", "is not UTF-8 text"),
 ])
 def test_skill_upload_problems(app, simon, post_skill, agent, file, field, reason):
     response = post_skill(agent, file)
@@ -365,7 +382,16 @@ def test_skill_md_with_too_long_d_tag(simon, post_skill):
     text = f"---\nname: x\ndescription: d\nmetadata:\n  d_tag: {'y' * 201}\n---\n"
     response = post_skill("Simon", upload(text, "SKILL.md"))
     assert response.status_code == 422
-    assert b"<code>metadata.d_tag</code>: must be at most 200 characters" in response.data
+    assert b"<code>SKILL.md: metadata.d_tag</code>: must be at most 200 characters" in (
+        response.data)
+
+
+def test_an_import_into_a_new_agent_creates_it(app, client, simon, post_skill):
+    text = "---\nname: extra\ndescription: More.\n---\nbody\n"
+    response = post_skill("Fresh", upload(text, "SKILL.md"))
+    assert response.status_code == 303
+    html = client.get(response.headers["Location"]).data.decode()
+    assert "Imported extra into the new agent Fresh (new)." in html
 
 
 def test_failed_skill_import_with_htmx_answers_the_fragment(simon, post_skill):
@@ -385,6 +411,109 @@ def test_export_of_a_missing_or_trashed_skill_is_404(app, client, simon):
     with app.app_context():
         store.delete_skill(db.get_session(), "Simon", "chat")
     assert client.get("/agents/Simon/skills/chat/export").status_code == 404
+
+
+# -- many skills, with a preview
+
+
+@pytest.fixture
+def preview_skills(client, csrf):
+    """POST the preview: `preview_skills(agent, (bytes, filename), headers=...)`."""
+
+    def post(agent: str, file: tuple | None, headers: dict | None = None):
+        data = {"csrf_token": csrf, "agent": agent}
+        if file is not None:
+            data["skill_file"] = file
+        return client.post("/transfer/skills/preview", data=data, headers=headers or {},
+                           content_type="multipart/form-data")
+
+    return post
+
+
+def _repository_with_chat(client) -> dict[str, object]:
+    """The test repository, with Simon's `chat` exported into it and changed."""
+    entries = repository()
+    with zipfile.ZipFile(io.BytesIO(client.get("/agents/Simon/skills/chat/export").data)) as z:
+        text = z.read("chat/SKILL.md").decode().replace("using tools", "with tools")
+    entries["skills-main/skills/chat/SKILL.md"] = text.encode()
+    entries["skills-main/skills/chat/notes.md"] = b"# Notes\n"
+    return entries
+
+
+def test_a_repository_is_previewed_then_imported_as_previewed(app, client, simon,
+                                                              preview_skills, post_skill, csrf):
+    data = zipped(_repository_with_chat(client))
+    response = preview_skills("Simon", upload(data, "skills-main.zip"), headers=HTMX)
+    assert response.status_code == 200
+    html = response.data.decode()
+    assert "Preview: 4 skills for" in html and "Import 4 skills" in html
+    for d_tag, status in (("pdf", "new"), ("mcp-builder", "new"), ("chat", "updated")):
+        assert re.search(rf"<td>{d_tag}</td>.*?>{status}</span>", html, re.S), d_tag
+    assert '<span class="word-changed">with</span>' in html  # the diff of chat's SKILL.md
+    assert '<span class="badge passed">added</span> <code>notes.md</code>' in html
+    # The 1,068-character description imports, with the problem its clients have.
+    assert "doc-coauthoring: 1 problem for its clients (it imports all the same)" in html
+    assert "the description is 1,068 characters (SKILL.md line 3): Agent Skills " in html
+    token = re.search(r'name="token" value="(\w+)"', html)[1]
+    with app.app_context():
+        assert len(store.list_skills(db.get_session(), "Simon")) == 3  # nothing written yet
+    response = client.post("/transfer/skill", data={
+        "csrf_token": csrf, "agent": "Simon", "token": token,
+        "skill_file": upload(data, "skills-main.zip")}, content_type="multipart/form-data")
+    assert response.status_code == 303 and response.headers["Location"] == "/agents/Simon"
+    assert "Imported 4 skills into Simon (new: 3, updated: 1, unchanged: 0)." in (
+        client.get("/agents/Simon", follow_redirects=True).data.decode())
+    with app.app_context():
+        assert store.get_file(db.get_session(), "Simon", "chat", "notes.md").data == b"# Notes\n"
+
+
+def test_an_import_after_a_change_since_the_preview_is_refused(app, client, simon,
+                                                               preview_skills, csrf):
+    data = zipped(_repository_with_chat(client))
+    html = preview_skills("Simon", upload(data, "skills-main.zip")).data.decode()
+    token = re.search(r'name="token" value="(\w+)"', html)[1]
+    with app.app_context():
+        store.save_skill(db.get_session(), "Simon", "chat", expected_version=1, content="x\n")
+    response = client.post("/transfer/skill", data={
+        "csrf_token": csrf, "agent": "Simon", "token": token,
+        "skill_file": upload(data, "skills-main.zip")}, content_type="multipart/form-data")
+    assert response.status_code == 409
+    assert "changed since the preview: nothing was imported" in response.data.decode()
+    with app.app_context():
+        assert len(store.list_skills(db.get_session(), "Simon")) == 3
+
+
+def test_a_preview_page_without_scripts_asks_for_the_file_again(simon, preview_skills):
+    html = preview_skills("Simon", upload(PDF_SKILL_MD, "SKILL.md")).data.decode()
+    assert "Choose the same file again above" in html and "Import 1 skill<" in html
+
+
+def test_a_preview_of_what_the_agent_has_offers_nothing_to_import(client, simon,
+                                                                 preview_skills):
+    data = client.get("/agents/Simon/skills/chat/export").data
+    html = preview_skills("Simon", upload(data, "chat.zip"), headers=HTMX).data.decode()
+    assert "there is nothing to import" in html and 'name="token"' not in html
+
+
+def test_a_refused_preview_lists_its_problems_in_place(simon, preview_skills):
+    response = preview_skills("Simon", upload(zipped({"../x/SKILL.md": b"x"}), "x.zip"),
+                              headers=HTMX)
+    assert response.status_code == 200
+    html = response.data.decode()
+    assert "The import would be refused: 1 problem." in html
+    assert "<code>../x/SKILL.md</code>: holds a &#39;..&#39; part" in html
+
+
+def test_the_agent_exports_as_a_skills_folder(app, client, simon, post_skill):
+    post_skill("Simon", upload(zipped(repository()), "skills-main.zip"))
+    response = client.get("/agents/Simon/skills.zip")
+    assert response.status_code == 200 and response.mimetype == "application/zip"
+    assert response.headers["Content-Disposition"] == "attachment; filename=Simon-skills.zip"
+    files = unzipped(response.data)
+    assert {name.split("/")[0] for name in files} == {
+        "identity", "personality", "chat", "pdf", "mcp-builder", "doc-coauthoring"}
+    assert {path.removeprefix("pdf/"): data for path, data in files.items()
+            if path.startswith("pdf/")} == skill_files(repository(), "pdf")
 
 
 # -- untrusted text

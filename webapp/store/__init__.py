@@ -12,8 +12,9 @@ Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
 signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did what:
 the append-only record every change adds to), `targets` (what an activity row changed,
 and whether it is still there), `errors`, `transactions`, `rules`, `convert`, `agents`,
-`skills` (save, rename, trash), `revisions`, `items` (tools, variables, scenarios),
-`workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
+`skills` (save, rename, trash), `revisions`, `folders` (a skill's Agent Skills
+folder: SKILL.md head, files), `skill_imports` (skill folders imported with a preview),
+`items` (tools, variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
 `log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot or
 the draft read as one side of a comparison, and what differs between two), `labels`
 (names pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is
@@ -59,6 +60,16 @@ from .errors import (
     StoreError,
     TestsFailing,
     ValidationError,
+)
+from .folders import (
+    FolderFacts,
+    delete_file,
+    export_folders,
+    folder_facts,
+    folder_of,
+    get_file,
+    heads,
+    save_file,
 )
 from .items import (
     create_scenario,
@@ -120,6 +131,7 @@ from .rules import (
     skill_d_tag_problem,
     surrogate_path,
 )
+from .skill_imports import ImportItem, ImportPlan, StaleImport, import_skills, plan_import
 from .skills import (
     Renamed,
     create_skill,
@@ -141,6 +153,19 @@ from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 
 __all__ = [
+    "FolderFacts",
+    "folder_facts",
+    "heads",
+    "ImportItem",
+    "ImportPlan",
+    "StaleImport",
+    "delete_file",
+    "export_folders",
+    "folder_of",
+    "get_file",
+    "import_skills",
+    "plan_import",
+    "save_file",
     "DRAFT",
     "LOG_SOURCES",
     "RUNTIME",

@@ -40,6 +40,7 @@ KINDS: dict[str, str] = {
     "skill.reorder": "changed the adoption order",
     "skill.delete": "moved a skill to the trash",
     "skill.restore": "restored a skill from the trash",
+    "skill.import": "imported skill folders",
     "revision.restore": "restored an old version of a skill",
     "tool.create": "added a mock tool",
     "tool.update": "changed a mock tool",

@@ -14,12 +14,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp import models
+from webapp.agentskills import client_problem
 from webapp.models import utcnow
 from webapp.pipeline import DEFAULT_HISTORY_LABELS, DEFAULT_MODEL, excerpt
 
 from . import rules
 from .activity import record
-from .errors import AlreadyExists, NotFound
+from .errors import AlreadyExists, NotFound, ValidationError
 from .transactions import apply_changes, change, insert, rows
 
 #: An agent given by row, id or name.
@@ -116,8 +117,13 @@ def insert_agent(session: Session, fields: dict[str, Any]) -> models.Agent:
 @change
 def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Agent:
     """Change any of an agent's fields (`agent_fields`): `name`, `title`, `message_mode`,
-    `max_array_items`, `history_labels`, `model`, `context_window`, `builtin_tests`."""
+    `max_array_items`, `history_labels`, `model`, `context_window`, `builtin_tests`; and
+    `skill_clients`, the clients its skills are written for (`agentskills.CLIENTS`)."""
     row = get_agent(session, agent)
+    clients = changes.pop("skill_clients", row.skill_clients)
+    problem = client_problem(clients)
+    if problem:
+        raise ValidationError([("skill_clients", problem)])
     fields = {key: getattr(row, key) for key in agent_fields(row.name)}
     apply_changes(fields, changes)
     fields = rules.check("agent", agent_fields(**fields))
@@ -125,6 +131,7 @@ def update_agent(session: Session, agent: AgentRef, **changes: Any) -> models.Ag
     if taken is not None and taken.id != row.id:
         raise AlreadyExists([("name", _taken(fields["name"], taken))])
     old_name = row.name
+    fields["skill_clients"] = list(clients)
     changed = [key for key, value in fields.items() if key != "name" and getattr(row, key) != value]
     for key, value in fields.items():
         setattr(row, key, value)

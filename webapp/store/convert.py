@@ -52,3 +52,8 @@ def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
     return {"d_tag": row.d_tag, "name": row.name, "description": row.description,
             "layer": row.layer, "triggers": list(row.triggers), "enabled": row.enabled,
             "content": row.content}
+
+
+def folder_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
+    """The Agent Skills folder columns a skill row and its revisions share (`store.folders`)."""
+    return {"frontmatter": row.frontmatter, "crlf": row.crlf, "files": list(row.files)}

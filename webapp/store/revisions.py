@@ -10,7 +10,7 @@ from webapp.pipeline import excerpt
 
 from .activity import record
 from .agents import AgentRef
-from .convert import skill_fields
+from .convert import folder_fields, skill_fields
 from .errors import NotFound
 from .skills import get_skill, save
 from .transactions import change, rows
@@ -38,10 +38,11 @@ def get_revision(session: Session, agent: AgentRef, d_tag: str, version: int
 @change
 def restore_revision(session: Session, agent: AgentRef, d_tag: str, version: int, *,
                      expected_version: int, note: str | None = None) -> models.Skill:
-    """Save an old version's content and metadata as a new version (the `d_tag` stays)."""
+    """Save an old version's content, metadata and files as a new version (the `d_tag`
+    stays)."""
     row = get_skill(session, agent, d_tag)
     revision = get_revision(session, agent, d_tag, version)
-    fields = {**skill_fields(revision), "d_tag": row.d_tag}
+    fields = {**skill_fields(revision), **folder_fields(revision), "d_tag": row.d_tag}
     saved = save(session, row, expected_version, fields, note or f"restored version {version}",
                  fields)
     if saved.version != expected_version:  # else the old version is what is saved now

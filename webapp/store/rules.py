@@ -19,7 +19,9 @@ CLI), the SKILL.md import and the store's own functions all check fields here.
   be stored or sent (`surrogate_path`);
 - a new adoption order names every live skill exactly once (`order_problem`);
 - line ends: every stored text has LF line ends (`normalized`, by the pipeline's
-  `lf_line_ends`: CRLF and a lone CR become LF).
+  `lf_line_ends`: CRLF and a lone CR become LF);
+- a skill's files obey the path rule and limits of `agentskills.file_set_problems`
+  (`folders.check_files`, before every write of a file set).
 
 `item_problems` reports with paths relative to the item (`d_tag`,
 `results_by_args[1].args`), `bundle_problems` with JSON paths (`$.skills[0].d_tag`).
@@ -162,7 +164,7 @@ def same_name(name: str, names: Iterable[str]) -> str | None:
 #: this table by a test (tests/store/test_rules.py), so a new sub-route is added here too.
 SKILL_SUB_ROUTES = ("preview", "enabled", "move", "log", "duplicate", "history",
                     "history/<id>", "history/<id>/restore", "delete", "restore", "export",
-                    "tests/approve")
+                    "tests/approve", "files", "files/raw", "files/delete")
 # `\d` as Werkzeug's number converter reads it (any Unicode digit).
 _SUB_ROUTE = re.compile("/(?:" + "|".join(
     re.escape(route).replace(re.escape("<id>"), r"\d+") for route in SKILL_SUB_ROUTES) + r")\Z")

@@ -25,7 +25,7 @@ from . import rules
 from .activity import names, record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
-from .convert import skill_fields, skill_of
+from .convert import folder_fields, skill_fields, skill_of
 from .errors import AlreadyExists, Conflict, InUse, NotFound, ValidationError
 from .transactions import change, insert, rows
 
@@ -132,10 +132,13 @@ def _skill_input(d_tag: str, content: str, name: str, layer: int, triggers: Iter
 def create_skill(session: Session, agent: AgentRef, d_tag: str, *, content: str = "",
                  name: str = "", layer: int = 1, triggers: Iterable[str] = (),
                  enabled: bool = True, description: str = "",
-                 note: str | None = None) -> models.Skill:
-    """Add a skill at the end of the adoption order, as version 1 with its first revision."""
+                 note: str | None = None, folder_of: str | None = None) -> models.Skill:
+    """Add a skill at the end of the adoption order, as version 1 with its first revision
+    (with the SKILL.md head and files of the skill `folder_of`, a copy's original)."""
     agent_row = get_agent(session, agent)
     fields = _skill_input(d_tag, content, name, layer, triggers, enabled, description)
+    if folder_of is not None:
+        fields.update(folder_fields(get_skill(session, agent_row, folder_of)))
     position = session.scalar(select(func.coalesce(func.max(models.Skill.position) + 1, 0))
                               .where(models.Skill.agent_id == agent_row.id))
     row = new_skill(session, agent_row, fields, position=position or 0, note=note)
@@ -181,8 +184,10 @@ def write_skill(session: Session, row: models.Skill, expected_version: int,
                              .execution_options(synchronize_session=False))
     if result.rowcount != 1:
         raise Stale()
+    # The revision records the whole state: what `fields` leaves out is the row's.
+    state = {**skill_fields(row), **folder_fields(row), **fields}
     session.add(models.SkillRevision(skill_id=row.id, version=expected_version + 1,
-                                     saved_at=now, note=note, author=current_actor(), **fields))
+                                     saved_at=now, note=note, author=current_actor(), **state))
     session.flush()
     session.expire(row)
 
@@ -207,8 +212,9 @@ def save(session: Session, row: models.Skill, expected_version: int, fields: dic
     A save whose fields equal the saved ones, from the current version, writes nothing
     (no new version, no revision) and returns the row as it is.
     """
+    saved = {**skill_fields(row), **folder_fields(row)}
     if (expected_version == row.version and row.deleted_at is None
-            and fields == skill_fields(row)):
+            and all(saved[key] == value for key, value in fields.items())):
         return row
     # Otherwise no check of `row.version` first: only the atomic update may decide.
     try:

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp import models, store
+from webapp.agentskills import CLIENTS, DEFAULT_CLIENTS
 from webapp.pipeline import (
     DEFAULT_HISTORY_LABELS,
     DEFAULT_MODEL,
@@ -69,6 +70,9 @@ class AgentForm:
     values: dict[str, str]
     fields: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    #: The clients the agent's skills are written for (its settings only; None: the form
+    #: sent no choice of them, and they stay as they are).
+    clients: tuple[str, ...] | None = DEFAULT_CLIENTS
 
     @classmethod
     def blank(cls) -> AgentForm:
@@ -86,13 +90,18 @@ class AgentForm:
                     "max_array_items": str(agent.max_array_items), "model": agent.model,
                     "context_window": str(agent.context_window),
                     "builtin_tests": "on" if agent.builtin_tests else "",
-                    **_label_values(agent.history_labels)})
+                    **_label_values(agent.history_labels)}, clients=tuple(agent.skill_clients))
 
     @property
     def labels(self) -> list[tuple[str, str]]:
         """`(role, label)` for each history label the form shows."""
         return [(key.removeprefix(_LABEL_PREFIX), value) for key, value in self.values.items()
                 if key.startswith(_LABEL_PREFIX)]
+
+    @property
+    def all_clients(self) -> dict[str, str]:
+        """Every client a skill may be written for, by id, with its name."""
+        return {client.id: client.name for client in CLIENTS.values()}
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -117,8 +126,11 @@ def parse_agent_form(data: Mapping[str, Any]) -> AgentForm:
                                                     "context_window")}
     labels = {key: str(value) for key, value in data.items()
               if key.startswith(_LABEL_PREFIX) and len(key) > len(_LABEL_PREFIX)}
+    # The checkboxes send nothing when none is checked: the form says it showed them.
+    clients = (tuple(str(c) for c in data.getlist("skill_clients"))
+               if data.get("skill_clients_shown") and hasattr(data, "getlist") else None)
     form = AgentForm({**text, "builtin_tests": "on" if data.get("builtin_tests") else "",
-                      **labels})
+                      **labels}, clients=clients)
     limit, problem = store.parse_integer("max_array_items", text["max_array_items"])
     if problem:
         form.errors["max_array_items"] = problem

@@ -14,6 +14,7 @@ from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
 from webapp.render import code_spans
+from webapp.skill_columns import DESCRIPTION_LENGTH
 from webapp.views import panels
 from webapp.views.activity import who
 
@@ -25,6 +26,7 @@ from . import (
     agents,
     api,
     api_keys,
+    catalogue,
     editor,
     forms,
     help,
@@ -37,6 +39,7 @@ from . import (
     publish,
     responses,
     security,
+    skill_files,
     skills,
     snapshots,
     transfer,
@@ -47,7 +50,8 @@ from . import (
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, snapshots.bp,
-              api.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp)
+              api.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp, skill_files.bp,
+              catalogue.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:
@@ -99,6 +103,7 @@ def register(app: Flask) -> None:
     Compress(app)
     app.jinja_env.globals["shows"] = responses.shows
     app.jinja_env.globals["panel_element"] = panels.element_of
+    app.jinja_env.globals["description_length"] = DESCRIPTION_LENGTH
     # `{{ revision.author | who }}`: a username, or "local" for a change made without one.
     app.jinja_env.filters["who"] = who
     # A problem's message with its `names` as code, escaped (`webapp.render.code_spans`).

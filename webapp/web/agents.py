@@ -71,7 +71,8 @@ def update(agent: str) -> Response:
     form = parse_agent_form(request.form)
     if not form.errors:
         try:
-            saved = store.update_agent(session, row, **form.fields)
+            clients = {} if form.clients is None else {"skill_clients": list(form.clients)}
+            saved = store.update_agent(session, row, **form.fields, **clients)
         except (store.ValidationError, store.AlreadyExists) as exc:
             form.errors.update(dict(exc.problems))
         else:

@@ -41,6 +41,7 @@ from webapp.views.preview import (
     run_followed,
     with_draft,
 )
+from webapp.views.skill_lint import skill_lint
 from webapp.views.wording import counted
 
 from .access import requires
@@ -388,5 +389,6 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     # A save sent back (errors) keeps the note typed for it.
     note = data.get("note") if request.method == "POST" else None
     context.update(draft=draft, errors=errors, dirty=dirty or bool(errors),
-                   note=note if isinstance(note, str) else "")
+                   note=note if isinstance(note, str) else "",
+                   skill_lint=skill_lint(draft, store.folder_facts(session, agent, current)))
     return page_or_fragment("editor.html", fragment, 422 if errors else 200, **context)

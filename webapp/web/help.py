@@ -32,6 +32,8 @@ TESTS_GUIDE = DOCS / "tests.md"
 CONTEXT_GUIDE = DOCS / "CONTEXT.md"
 #: Skills as Nostr events: the draft specification (linked from an agent's Nostr page).
 NOSTR_GUIDE = DOCS / "nostr.md"
+#: Agent Skills folders: what is kept, the limits, each client's rules and catalogue.
+FOLDERS_GUIDE = DOCS / "folders.md"
 
 #: Rendered guides, keyed by (path, modification time in ns): a few entries, as there is
 #: one guide and an edited one replaces the entry before it as the least recently used.
@@ -129,4 +131,12 @@ def context() -> Response:
 def nostr() -> Response:
     """docs/nostr.md, the Nostr events' specification, as a page."""
     return page_or_fragment("help.html", "_help.html", guide=rendered(NOSTR_GUIDE),
+                            reference=True)
+
+
+@bp.get("/help/folders")
+@requires("viewer")
+def folders() -> Response:
+    """docs/folders.md, Agent Skills folders and each client's rules, as a page."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(FOLDERS_GUIDE),
                             reference=True)

@@ -73,14 +73,16 @@ def create(agent: str) -> Response:
 @bp.post("/agents/<agent>/skills/<path:d_tag>/duplicate")
 @requires("author")
 def duplicate(agent: str, d_tag: str) -> Response:
-    """Copy the saved skill as `<d_tag>-copy` (numbered if taken), last in the order."""
+    """Copy the saved skill, its files too, as `<d_tag>-copy` (numbered if taken), last in
+    the order."""
     session = get_session()
     skill = store.skill_of(store.get_skill(session, agent, d_tag))
     name = free_copy_name(agent, d_tag)
     store.create_skill(session, agent, name, content=skill.content,
                        name=f"{skill.name} (copy)" if skill.name else "", layer=skill.layer,
                        triggers=skill.triggers, enabled=skill.enabled,
-                       description=skill.description, note=f"duplicated from {d_tag}")
+                       description=skill.description, note=f"duplicated from {d_tag}",
+                       folder_of=d_tag)
     return done(f"Duplicated {d_tag} as {name}: the copy is last in the adoption order.",
                 url_for("editor.edit", agent=agent, d_tag=name))
 

@@ -1,10 +1,14 @@
-"""Moving work in and out: `skill-workspace/1` bundles and Agent Skills `SKILL.md` folders.
+"""Moving work in and out: `skill-workspace/1` bundles and Agent Skills folders (a SKILL.md,
+a zip of one skill's folder, or a zip of a whole skills repository).
 
 Imports are all or nothing: the upload is read and parsed here, then the store checks
 it completely with its rules (every problem listed, with its JSON path for a bundle,
 the same paths and messages `skill-editor import` prints) before it writes anything, in
-one transaction. A problem answers 422 with the form as it was sent. The SKILL.md
-conversion itself is `webapp.skillmd`. The import routes take bodies up to
+one transaction. A problem answers 422 with the form as it was sent. Skills are
+previewed first (`preview_skills`: each new, updated with its diff, or unchanged); the
+import then sends the preview's token, and applies exactly what was shown
+(`store.import_skills`) or answers 409 when the agent changed meanwhile. Reading folders
+and zips is `webapp.agentskills`'s. The import routes take bodies up to
 `IMPORT_MAX_CONTENT_LENGTH` (`security.takes_imports`), and say which `{{references}}` of
 what they imported resolve to nothing in the agent.
 """
@@ -17,22 +21,22 @@ from typing import Any
 from flask import Blueprint, Response, redirect, request, send_file, url_for
 from werkzeug.datastructures import FileStorage
 
-from webapp import skillmd, store
+from webapp import agentskills, store
 from webapp.db import get_session
 from webapp.pipeline import (
     BundleError,
     Problem,
-    Skill,
     Workspace,
     bundle_text,
     load_bundle,
     parse_json,
     unknown_names,
 )
+from webapp.views.skill_imports import import_rows
 from webapp.views.wording import counted
 
 from .access import requires
-from .responses import done, download_name, flag, page_or_fragment
+from .responses import done, download_name, flag, page_or_fragment, wants_fragment
 from .security import takes_imports
 
 bp = Blueprint("transfer", __name__)
@@ -42,6 +46,8 @@ BUNDLE_SUFFIX = ".skill-workspace.json"
 #: much of each it shows.
 UNKNOWN_SHOWN = 5
 UNKNOWN_NAME_CHARS = 40
+#: The note of the revisions a skills import writes.
+IMPORT_NOTE = "imported from SKILL.md"
 
 
 @bp.get("/transfer")
@@ -101,36 +107,67 @@ def export_bundle(agent: str) -> Response:
 @bp.get("/agents/<agent>/skills/<path:d_tag>/export")
 @requires("viewer")
 def export_skill(agent: str, d_tag: str) -> Response:
-    """The skill as an Agent Skills folder `<name>/SKILL.md`, zipped."""
+    """The skill as an Agent Skills folder (`<name>/SKILL.md` and its files), zipped."""
     row = store.get_skill(get_session(), agent, d_tag)
-    filename, data = skillmd.zip_skill(store.skill_of(row))
+    filename, data = agentskills.zip_skill(store.folder_of(get_session(), row))
     return send_file(BytesIO(data), mimetype="application/zip", as_attachment=True,
                      download_name=filename)
+
+
+@bp.get("/agents/<agent>/skills.zip")
+@requires("viewer")
+def export_skills(agent: str) -> Response:
+    """Every live skill of the agent as a skills folder: a zip with one folder per skill."""
+    data = agentskills.zip_folders(store.export_folders(get_session(), agent))
+    return send_file(BytesIO(data), mimetype="application/zip", as_attachment=True,
+                     download_name=download_name(f"{agent}-skills.zip"))
+
+
+@bp.post("/transfer/skills/preview")
+@takes_imports
+@requires("author")
+def preview_skills() -> Response:
+    """What importing the uploaded skills would do, skill by skill (nothing is written)."""
+    agent = request.form.get("agent", "").strip()
+    try:
+        plan = store.plan_import(get_session(), agent,
+                                 read_skills(agent, request.files.get("skill_file")))
+    except (agentskills.SkillMdError, store.ValidationError) as exc:
+        return transfer_response(agent, skill_problems=exc.problems, previewed=True)
+    return transfer_response(agent, skill_plan=plan)
 
 
 @bp.post("/transfer/skill")
 @takes_imports
 @requires("author")
 def import_skill() -> Response:
-    """Create a skill from an uploaded SKILL.md, or a zip of its folder."""
-    agent = request.form.get("agent", "")
+    """Import the skills of an uploaded SKILL.md or zip into an agent (created if new); with
+    the `token` of a preview, only as that preview showed."""
+    agent = request.form.get("agent", "").strip()
     try:
-        skill = read_skill(agent, request.files.get("skill_file"))
-        row = store.create_skill(get_session(), agent, skill.d_tag, content=skill.content,
-                                 name=skill.name, layer=skill.layer, triggers=skill.triggers,
-                                 enabled=skill.enabled, description=skill.description,
-                                 note="imported from SKILL.md")
-    except (skillmd.SkillMdError, store.AlreadyExists) as exc:
+        folders = read_skills(agent, request.files.get("skill_file"))
+        plan = store.import_skills(get_session(), agent, folders, note=IMPORT_NOTE,
+                                   token=request.form.get("token") or None)
+    except (agentskills.SkillMdError, store.ValidationError) as exc:
         return transfer_response(agent, 422, skill_problems=exc.problems)
-    except store.ValidationError as exc:  # the store's rules: named as in the SKILL.md
-        problems = [(skillmd.SKILL_MD_FIELDS.get(field, field), message)
-                    for field, message in exc.problems]
-        return transfer_response(agent, 422, skill_problems=problems)
-    workspace = store.load_workspace(get_session(), agent)
-    unknown = unknown_names(workspace, [workspace.skills_by_tag[row.d_tag]])
-    return done(f"Imported {row.d_tag} from SKILL.md as the last skill of {agent}."
-                + unknown_note(agent, unknown),
-                url_for("editor.edit", agent=agent, d_tag=row.d_tag))
+    except store.StaleImport as exc:
+        return transfer_response(agent, 409, skill_problems=[("preview", str(exc))])
+    return done(imported_message(plan), url_for("editor.agent", agent=agent)
+                if len(plan.items) != 1 else url_for("editor.edit", agent=agent,
+                                                      d_tag=plan.items[0].d_tag))
+
+
+def imported_message(plan: store.ImportPlan) -> str:
+    """What an import says it did, with the references of what it wrote that resolve to
+    nothing in the agent."""
+    workspace = store.load_workspace(get_session(), plan.agent)
+    written = [workspace.skills_by_tag[i.d_tag] for i in plan.items if i.status != "unchanged"]
+    into = f"into the new agent {plan.agent}" if plan.new_agent else f"into {plan.agent}"
+    if len(plan.items) == 1:
+        message = f"Imported {plan.items[0].d_tag} {into} ({plan.items[0].status})."
+    else:
+        message = f"Imported {counted(len(plan.items), 'skill')} {into} ({plan.summary})."
+    return message + unknown_note(plan.agent, unknown_names(workspace, written))
 
 
 def unknown_note(agent: str, names: list[str]) -> str:
@@ -174,28 +211,24 @@ def read_bundle(upload: FileStorage | None, pasted: str) -> Workspace:
     return load_bundle(data)
 
 
-def read_skill(agent: str, upload: FileStorage | None) -> Skill:
-    """The skill in an uploaded SKILL.md or zip, for an existing agent (what the database
-    cannot store is the store's to check, in `store.create_skill`).
+def read_skills(agent: str, upload: FileStorage | None) -> list[agentskills.SkillFolder]:
+    """The skills in an uploaded SKILL.md or zip (what the database cannot store, and the
+    agent's name, are the store's to check: `store.plan_import`).
 
     Raises:
-        skillmd.SkillMdError: every problem found, as `(field, reason)`.
+        agentskills.SkillMdError: every problem found, as `(where, reason)`.
     """
-    problems: list[tuple[str, str]] = []
-    if not agent:
-        problems.append(("agent", "is required"))
-    elif agent not in {row.name for row in store.list_agents(get_session())}:
-        problems.append(("agent", f"there is no agent named {agent!r}"))
+    problems: list[tuple[str, str]] = [] if agent else [("agent", "is required")]
     if upload is None or not upload.filename:
-        problems.append(("file", "choose a SKILL.md file or a zip of its folder"))
-        raise skillmd.SkillMdError(problems)
+        problems.append(("file", "choose a SKILL.md file, or a zip of skill folders"))
+        raise agentskills.SkillMdError(problems)
     try:
-        skill = skillmd.read_upload(upload.filename, upload.read())
-    except skillmd.SkillMdError as exc:
-        raise skillmd.SkillMdError(problems + exc.problems) from None
+        folders = agentskills.read_upload(upload.filename, upload.read())
+    except agentskills.SkillMdError as exc:
+        raise agentskills.SkillMdError(problems + exc.problems) from None
     if problems:
-        raise skillmd.SkillMdError(problems)
-    return skill
+        raise agentskills.SkillMdError(problems)
+    return folders
 
 
 def _decode(data: bytes, path: str) -> str:
@@ -209,17 +242,22 @@ def _decode(data: bytes, path: str) -> str:
 # -- the page
 
 
-def transfer_response(selected: str | None, status: int = 200, **problems: Any) -> Response:
-    """The import and export page; after a failed import it keeps what the author sent."""
+def transfer_response(selected: str | None, status: int = 200, *,
+                      skill_plan: store.ImportPlan | None = None, previewed: bool = False,
+                      **problems: Any) -> Response:
+    """The import and export page; after a failed import it keeps what the author sent,
+    and after a preview it shows the plan (`skill_plan`) or why there is none."""
     session = get_session()
     agents = [{"name": row.name,
-               "skills": [(s.d_tag, skillmd.skill_name(s.d_tag) + ".zip")
+               "skills": [(s.d_tag, agentskills.skill_name(s.d_tag) + ".zip")
                           for s in store.list_skills(session, row)]}
               for row in store.list_agents(session)]
     form = request.form if request.method == "POST" else {}
     return page_or_fragment(
         "transfer.html", "_transfer.html", status, agents=agents, selected=selected,
         bundle_problems=problems.get("bundle_problems", []),
-        skill_problems=problems.get("skill_problems", []),
+        skill_problems=problems.get("skill_problems", []), previewed=previewed,
+        skill_plan=skill_plan, import_rows=import_rows(skill_plan) if skill_plan else [],
         bundle_text=form.get("bundle_text", ""), agent_name=form.get("agent_name", ""),
-        replace=flag(form.get("replace")), bundle_suffix=BUNDLE_SUFFIX)
+        replace=flag(form.get("replace")), bundle_suffix=BUNDLE_SUFFIX,
+        is_fragment=wants_fragment())

@@ -1,4 +1,4 @@
-"""SKILL.md export and import: the name mapping, the frontmatter, problems and round trips."""
+"""SKILL.md out and in: the name mapping, the frontmatter, problems and round trips."""
 
 from __future__ import annotations
 
@@ -11,20 +11,27 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webapp.pipeline import Skill, lf_line_ends
-from webapp.skillmd import (
+from webapp.agentskills import (
+    SkillFolder,
     SkillMdError,
     description_of,
     dump_skill_md,
+    encode_skill_md,
     load_skill_md,
     name_problems,
+    read_skill_md,
     read_upload,
     skill_name,
     zip_skill,
 )
+from webapp.pipeline import Skill, lf_line_ends
 
 CHAT = Skill(d_tag="chat", content="system:\n# Chat\n\nRespond helpfully.\n", name="Chat",
              layer=1, triggers=("dm", "cron"), enabled=True)
+
+
+def skills_of(filename: str, data: bytes) -> list[Skill]:
+    return [folder.skill for folder in read_upload(filename, data)]
 
 
 def problems_of(text: str, **kwargs) -> list[tuple[str, str]]:
@@ -172,19 +179,19 @@ def test_round_trip_property(d_tag, content, name, layer, triggers, enabled, des
     if description.strip() and description != description_of(skill):
         skill = dataclasses.replace(skill, description=description)
     assert load_skill_md(dump_skill_md(skill)) == skill
-    filename, data = zip_skill(skill)
-    assert read_upload(filename, data) == skill
+    filename, data = zip_skill(SkillFolder(skill))
+    assert skills_of(filename, data) == [skill]
 
 
 def test_zip_holds_the_folder_named_like_the_skill():
     skill = Skill(d_tag="Chat_Main", content="hi\n")
-    filename, data = zip_skill(skill)
+    filename, data = zip_skill(SkillFolder(skill))
     assert filename == "chat-main.zip"
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         assert archive.namelist() == ["chat-main/SKILL.md"]
         text = archive.read("chat-main/SKILL.md").decode()
     assert text.startswith("---\nname: chat-main\n") and text.endswith("\nhi\n")
-    assert zip_skill(skill)[1] == data  # the same skill zips to the same bytes
+    assert zip_skill(SkillFolder(skill))[1] == data  # the same skill zips to the same bytes
 
 
 def test_foreign_skill_md_without_metadata():
@@ -202,13 +209,20 @@ def test_metadata_in_native_yaml_types_is_accepted():
     assert (skill.layer, skill.enabled, skill.triggers) == (2, False, ("dm", "cron"))
 
 
-def test_windows_line_ends_are_converted():
+def test_windows_line_ends_are_converted_and_written_back():
     text = "---\r\nname: chat\r\ndescription: Chat\r\n---\r\n\r\nline one\r\nline two\r\n"
-    assert load_skill_md(text).content == "line one\nline two\n"
+    read = read_skill_md(text.encode())
+    assert read.skill.content == "line one\nline two\n" and read.crlf
+    assert encode_skill_md(read.skill, read.head, read.crlf) == text.encode()
+    mixed = read_skill_md(b"---\nname: chat\r\ndescription: Chat\n---\nx\r\n")
+    assert not mixed.crlf and mixed.skill.content == "x\n"
 
 
-def test_byte_order_mark_is_dropped():
-    assert read_upload("SKILL.md", ("\ufeff" + dump_skill_md(CHAT)).encode()) == CHAT
+def test_byte_order_mark_is_kept_in_the_head():
+    data = ("\ufeff" + dump_skill_md(CHAT)).encode()
+    [folder] = read_upload("SKILL.md", data)
+    assert folder.skill == CHAT and folder.head.startswith("\ufeff---\n")
+    assert encode_skill_md(folder.skill, folder.head) == data
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -216,8 +230,8 @@ def test_byte_order_mark_is_dropped():
                                           "YAML frontmatter"))]),
     ("---\nname: x\n", [("frontmatter", "is not closed by a line '---'")]),
     ("---\n- a\n- b\n---\n", [("frontmatter", "must be a YAML mapping, not list")]),
-    ("---\n---\nbody", [("name", "is required"), ("description", "is required")]),
-    ("---\nname: x\ndescription: ''\n---\n", [("description", "must not be empty")]),
+    ("---\n---\nbody", [("name", "is required")]),
+    ("---\nname: [x]\n---\nbody", [("name", "must be a string, not list")]),
     ("---\nname: x\ndescription: [a]\n---\n", [("description", "must be a string, not list")]),
     ("---\nname: x\ndescription: d\nmetadata: text\n---\n",
      [("metadata", "must be a mapping, not string")]),
@@ -235,8 +249,17 @@ def test_problems_are_listed_by_field(text, expected):
 
 
 def test_every_problem_at_once():
-    text = "---\nname: Bad_Name\ndescription: ''\nmetadata:\n  layer: x\n---\n"
+    text = "---\nname: 5\ndescription: [x]\nmetadata:\n  layer: x\n---\n"
     assert [field for field, _ in problems_of(text)] == ["name", "description", "metadata.layer"]
+
+
+def test_what_a_client_refuses_still_reads():
+    """A long description, a name off the format's pattern or unlike its folder: the lint's
+    (`tests/agentskills/test_lint.py`), not a refusal."""
+    text = "---\nname: PDF_Tools\ndescription: " + "d" * 1068 + "\n---\nbody\n"
+    skill = load_skill_md(text, folder="other")
+    assert (skill.d_tag, len(skill.description)) == ("PDF_Tools", 1068)
+    assert load_skill_md("---\ndescription: d\n---\n", folder="pdf").d_tag == "pdf"
 
 
 def test_invalid_yaml_names_line_and_column():
@@ -247,43 +270,38 @@ def test_invalid_yaml_names_line_and_column():
     assert reason.startswith("invalid YAML at line 3, column 6:")
 
 
-def test_name_must_match_the_folder():
-    text = dump_skill_md(CHAT)
-    assert ("name", "must match the folder name 'other', not 'chat'") in problems_of(
-        text, folder="other")
-    assert load_skill_md(text, folder="chat") == CHAT
-
-
 def test_zip_with_skill_md_at_the_top():
     data = zipped({"SKILL.md": dump_skill_md(CHAT).encode()})
-    assert read_upload("upload.zip", data) == CHAT
+    assert skills_of("upload.zip", data) == [CHAT]
 
 
-def test_zip_ignores_other_files_and_macos_forks():
+def test_zip_leaves_out_macos_forks():
     data = zipped({"chat/SKILL.md": dump_skill_md(CHAT).encode(),
                    "chat/scripts/run.sh": b"echo hi\n",
-                   "__MACOSX/chat/SKILL.md": b"\x00\x05junk"})
-    assert read_upload("chat.zip", data) == CHAT
+                   "__MACOSX/chat/SKILL.md": b"\x00\x05junk",
+                   "chat/.DS_Store": b"\x00"})
+    [folder] = read_upload("chat.zip", data)
+    assert folder.skill == CHAT
+    assert [(f.path, f.data) for f in folder.files] == [("scripts/run.sh", b"echo hi\n")]
 
 
-@pytest.mark.parametrize("filename, data, reason", [
-    ("x.zip", b"not a zip", "is not a readable zip archive"),
-    ("x.zip", zipped({"chat/README.md": b"hi"}), "the zip holds no SKILL.md"),
-    ("x.zip", zipped({"a/SKILL.md": b"x", "b/SKILL.md": b"y"}), "the zip holds 2 SKILL.md files"),
-    ("x.zip", zipped({"a/b/SKILL.md": b"x"}), "the zip holds no SKILL.md"),
-    ("SKILL.md", b"---\nname: \xff\n---\n", "is not UTF-8 text (bad byte at offset 10)"),
+@pytest.mark.parametrize("filename, data, where, reason", [
+    ("x.zip", b"not a zip", "upload", "is not a readable zip archive"),
+    ("x.zip", zipped({"chat/README.md": b"hi"}), "upload", "holds no SKILL.md"),
+    ("SKILL.md", b"---\nname: \xff\n---\n", "SKILL.md",
+     "is not UTF-8 text (bad byte at offset 10)"),
 ])
-def test_unreadable_uploads(filename, data, reason):
+def test_unreadable_uploads(filename, data, where, reason):
     with pytest.raises(SkillMdError) as caught:
         read_upload(filename, data)
     [(field, message)] = caught.value.problems
-    assert field == "file" and message.startswith(reason)
+    assert field == where and message.startswith(reason)
 
 
 def test_zip_bomb_is_refused_before_reading(monkeypatch):
-    from webapp import skillmd
+    from webapp.agentskills import folders
 
-    monkeypatch.setattr(skillmd, "MAX_SKILL_FILE_SIZE", 100)
+    monkeypatch.setattr(folders, "MAX_SKILL_FILE_SIZE", 100)
     data = zipped({"chat/SKILL.md": b"x" * 101})
     with pytest.raises(SkillMdError, match="larger than 100 bytes"):
         read_upload("chat.zip", data)

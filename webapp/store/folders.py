@@ -1,0 +1,182 @@
+"""A skill's Agent Skills folder, kept with it: its SKILL.md's head and line ends, and the
+files beside SKILL.md, versioned with the skill.
+
+A skill row and each revision hold the folder's manifest (`files`: path, sha256, size, and
+whether the file is executable); the bytes are `SkillBlob`s, stored once per agent by their
+sha256 and never deleted while the agent lives, so a revision restored brings its files
+back. Every write of a file set obeys the path rule and the limits of
+`agentskills.file_set_problems` (`check_files`), whatever path it comes by: an import, the
+file editor, a revision restored. A file saved or deleted is a new version of its skill,
+optimistically locked as any save is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from webapp import models
+from webapp.agentskills import (
+    SkillFile,
+    SkillFolder,
+    exported_name,
+    file_set_problems,
+    path_problem,
+)
+from webapp.pipeline import Skill, excerpt
+
+from .activity import record
+from .agents import AgentRef, get_agent
+from .convert import folder_fields, skill_of
+from .errors import NotFound, ValidationError
+from .skills import get_skill, list_skills, save
+from .transactions import change
+
+
+def manifest_of(files: Iterable[SkillFile]) -> list[dict[str, Any]]:
+    """The manifest a row keeps of `files`, in path order."""
+    manifest = []
+    for file in sorted(files, key=lambda f: f.path):
+        entry: dict[str, Any] = {"path": file.path, "sha256": file.sha256, "size": file.size}
+        if file.executable:
+            entry["executable"] = True
+        manifest.append(entry)
+    return manifest
+
+
+def check_files(files: Sequence[SkillFile]) -> None:
+    """Raise `ValidationError` (each problem under `files/<path>`) unless `files` may be a
+    skill's folder: the path rule and the limits (`agentskills.file_set_problems`)."""
+    problems = file_set_problems((file.path, file.size) for file in files)
+    if problems:
+        raise ValidationError([(f"files/{path}", message) for path, message in problems])
+
+
+def folder_input(session: Session, agent: models.Agent, folder: SkillFolder) -> dict[str, Any]:
+    """The folder columns of a write of `folder` (checked; its files' bytes stored)."""
+    check_files(folder.files)
+    store_blobs(session, agent, folder.files)
+    return {"frontmatter": folder.head, "crlf": folder.crlf,
+            "files": manifest_of(folder.files)}
+
+
+def store_blobs(session: Session, agent: models.Agent, files: Iterable[SkillFile]) -> None:
+    """Keep the bytes of `files` for `agent`, those it does not hold yet."""
+    wanted = {file.sha256: file for file in files}
+    if not wanted:
+        return
+    held = set(session.scalars(select(models.SkillBlob.sha256).where(
+        models.SkillBlob.agent_id == agent.id, models.SkillBlob.sha256.in_(wanted))))
+    for sha256, file in wanted.items():
+        if sha256 not in held:
+            session.add(models.SkillBlob(agent_id=agent.id, sha256=sha256, size=file.size,
+                                         data=file.data))
+    session.flush()
+
+
+def files_of(session: Session, agent_id: int, manifest: Sequence[dict[str, Any]]
+             ) -> tuple[SkillFile, ...]:
+    """The files a manifest names, with their bytes."""
+    if not manifest:
+        return ()
+    digests = {entry["sha256"] for entry in manifest}
+    data = dict(session.execute(select(models.SkillBlob.sha256, models.SkillBlob.data).where(
+        models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256.in_(digests))).all())
+    return tuple(SkillFile(entry["path"], bytes(data[entry["sha256"]]),
+                           bool(entry.get("executable"))) for entry in manifest)
+
+
+def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> SkillFolder:
+    """The Agent Skills folder of a skill row or a revision, its files read."""
+    agent_id = row.agent_id if isinstance(row, models.Skill) else row.skill.agent_id
+    return SkillFolder(skill_of(row), row.frontmatter, row.crlf,
+                       files_of(session, agent_id, row.files))
+
+
+def export_folders(session: Session, agent: AgentRef) -> list[SkillFolder]:
+    """Every live skill of the agent as its folder, in adoption order."""
+    return [folder_of(session, row) for row in list_skills(session, agent)]
+
+
+def get_file(session: Session, agent: AgentRef, d_tag: str, path: str) -> SkillFile:
+    """One file of a skill's folder; raises `NotFound`."""
+    row = get_skill(session, agent, d_tag)
+    entry = next((e for e in row.files if e["path"] == path), None)
+    if entry is None:
+        raise NotFound(f"skill {excerpt(d_tag)} has no file {excerpt(path)}")
+    return files_of(session, row.agent_id, [entry])[0]
+
+
+@change
+def save_file(session: Session, agent: AgentRef, d_tag: str, path: str, data: bytes, *,
+              expected_version: int, executable: bool | None = None) -> models.Skill:
+    """Add a file to a skill's folder, or replace its bytes (`executable` None keeps the
+    file's flag): a new version of the skill. Raises `Conflict`, `ValidationError`."""
+    agent_row = get_agent(session, agent)
+    row = get_skill(session, agent_row, d_tag)
+    problem = path_problem(path)
+    if problem:
+        raise ValidationError([("path", problem)])
+    files = {f.path: f for f in files_of(session, row.agent_id, row.files)}
+    old = files.get(path)
+    flag = (old.executable if old is not None else False) if executable is None else executable
+    files[path] = SkillFile(path, data, flag)
+    verb = "added" if old is None else "changed"
+    return _write_files(session, agent_row, row, expected_version, list(files.values()),
+                        f"file {path} {verb}")
+
+
+@change
+def delete_file(session: Session, agent: AgentRef, d_tag: str, path: str, *,
+                expected_version: int) -> models.Skill:
+    """Remove a file from a skill's folder: a new version. Raises `NotFound`, `Conflict`."""
+    agent_row = get_agent(session, agent)
+    row = get_skill(session, agent_row, d_tag)
+    files = files_of(session, row.agent_id, row.files)
+    if not any(f.path == path for f in files):
+        raise NotFound(f"skill {excerpt(d_tag)} has no file {excerpt(path)}")
+    return _write_files(session, agent_row, row, expected_version,
+                        [f for f in files if f.path != path], f"file {path} deleted")
+
+
+def _write_files(session: Session, agent: models.Agent, row: models.Skill,
+                 expected_version: int, files: list[SkillFile], note: str) -> models.Skill:
+    check_files(files)
+    store_blobs(session, agent, files)
+    fields = {**folder_fields(row), "files": manifest_of(files)}
+    saved = save(session, row, expected_version, fields, note, {"files": note})
+    if saved.version != expected_version:
+        record(session, agent, "skill.save", row.d_tag, f"version {saved.version}: {note}")
+    return saved
+
+
+@dataclass(frozen=True)
+class FolderFacts:
+    """What the lint of a skill's folder reads besides the skill (`agentskills.lint_skill`):
+    its SKILL.md's head, its files' paths, its agent's target clients, and the name each
+    other live skill of the agent exports (name -> d_tag)."""
+
+    head: str
+    paths: tuple[str, ...]
+    clients: tuple[str, ...]
+    others: dict[str, str]
+
+
+def folder_facts(session: Session, agent: AgentRef, d_tag: str) -> FolderFacts:
+    """The `FolderFacts` of a live skill."""
+    agent_row = get_agent(session, agent)
+    rows = list_skills(session, agent_row)
+    row = next((r for r in rows if r.d_tag == d_tag), None) or get_skill(session, agent_row, d_tag)
+    others = {exported_name(skill_of(r), r.frontmatter): r.d_tag for r in rows if r.id != row.id}
+    return FolderFacts(row.frontmatter, tuple(e["path"] for e in row.files),
+                       tuple(agent_row.skill_clients), others)
+
+
+def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:
+    """Every live skill of the agent with its SKILL.md head, in adoption order (what a
+    client's catalogue lists: `agentskills.catalogue`)."""
+    return [(skill_of(row), row.frontmatter) for row in list_skills(session, agent)]
