@@ -77,7 +77,7 @@ def test_the_folders_guide_as_page_and_fragment(client, simon):
     page = client.get("/help/folders")
     assert page.status_code == 200 and is_page(page)
     html = page.data.decode()
-    assert "<h1>Agent Skills folders</h1>" in html and "<code>catalogue-overflow</code>" in html
+    assert ">Agent Skills folders</h1>" in html and "<code>catalogue-overflow</code>" in html
     assert executable_markup(html) == []
     fragment = client.get("/help/folders", headers=HTMX)
     assert fragment_root(fragment).startswith(b'<article id="help"')

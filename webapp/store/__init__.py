@@ -12,13 +12,14 @@ Modules: `actor` (who makes the changes), `accounts` (users, roles, passwords,
 signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did what:
 the append-only record every change adds to), `targets` (what an activity row changed,
 and whether it is still there), `errors`, `transactions`, `rules`, `convert`, `agents`,
-`skills` (save, rename, trash), `revisions`, `folders` (a skill's Agent Skills
-folder: SKILL.md head, files), `skill_imports` (skill folders imported with a preview),
-`items` (tools, variables, scenarios), `workspaces` (load, export, import), `renames` (a tool or binding with what uses it),
-`log`, `publish` (published snapshots, what changed since), `snapshots` (a snapshot or
-the draft read as one side of a comparison, and what differs between two), `labels`
-(names pointing at snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is
-told of a publish).
+`skills` (save, rename), `skill_trash` (to the trash and back), `revisions`, `folders`
+(a skill's Agent Skills folder: SKILL.md head, files), `skill_imports` (skill folders
+imported with a preview), `items` (tools, variables, scenarios), `workspaces` (load,
+export, import), `renames` (a tool or binding with what uses it), `log`, `publish`
+(published snapshots, what changed since), `snapshots` (a snapshot or the draft read as
+one side of a comparison, and what differs between two), `labels` (names pointing at
+snapshots), `api_keys` (the runtime API's keys), `webhooks` (who is told of a publish),
+`nostr` (an agent's Nostr key, relays and kinds, and imports from relays).
 """
 
 from . import accounts, api_keys, labels, nostr, targets, throttling, webhooks
@@ -132,11 +133,11 @@ from .rules import (
     surrogate_path,
 )
 from .skill_imports import ImportItem, ImportPlan, StaleImport, import_skills, plan_import
+from .skill_trash import delete_skill, restore_skill
 from .skills import (
     Renamed,
     create_skill,
     d_tag_problem,
-    delete_skill,
     get_skill,
     last_known,
     list_skills,
@@ -144,7 +145,6 @@ from .skills import (
     references_to,
     rename_skill,
     reorder_skills,
-    restore_skill,
     save_skill,
     set_skill_enabled,
 )

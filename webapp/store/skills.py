@@ -377,30 +377,3 @@ def _rename(session: Session, agent: models.Agent, row: models.Skill, version: i
         save(session, user, user.version, fields, reference, {})
     return Renamed(row, tuple(users))
 
-
-@change
-def delete_skill(session: Session, agent: AgentRef, d_tag: str, *, force: bool = False
-                 ) -> models.Skill:
-    """Move a skill to the trash; raises `InUse` if other skills reference it, unless `force`."""
-    agent_row = get_agent(session, agent)
-    row = get_skill(session, agent_row, d_tag)
-    users = references_to(session, agent_row, d_tag)
-    if users and not force:
-        raise InUse(d_tag, users, "delete")
-    row.deleted_at = utcnow()
-    session.flush()
-    record(session, agent_row, "skill.delete", d_tag,
-           f"still referenced by {names(users)}" if users else "")
-    return row
-
-
-@change
-def restore_skill(session: Session, agent: AgentRef, d_tag: str) -> models.Skill:
-    """Take a skill out of the trash, at the place in the adoption order it had."""
-    row = find_skill(session, agent, d_tag)
-    if row is None or row.deleted_at is None:
-        raise NotFound(f"no skill {excerpt(d_tag)} in the trash")
-    row.deleted_at = None
-    session.flush()
-    record(session, row.agent, "skill.restore", d_tag)
-    return row
