@@ -203,7 +203,8 @@ def test_log_entries_show_what_they_were_assembled_from(client, simon, csrf, in_
     (entry,) = in_app(lambda s: store.list_log(s, "Simon"))
     assert entry.source == "draft"
     in_app(lambda s: store.log_context(s, "Simon", _context(s), source="published 1"))
-    assert re.search(rb"<td>published 1</td>.*<td>draft</td>",
+    assert re.search(rb'<td>published <a href="/agents/Simon/snapshots/1">#1</a></td>.*'
+                     rb"<td>draft</td>",
                      client.get("/agents/Simon/log").data, re.S)
     page = client.get(f"/agents/Simon/log/{entry.id}")
     assert b"<dt>Assembled from</dt><dd>draft</dd>" in page.data
