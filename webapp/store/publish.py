@@ -218,6 +218,8 @@ def resolve(session: Session, agent: AgentRef, ref: str) -> SnapshotRef:
     elif ref == "latest":
         found = session.execute(columns.order_by(
             models.PublishedSnapshot.number.desc()).limit(1)).first()
+    elif label_problem(ref) is not None:  # no label has that name (NUL never reaches SQL)
+        found = None
     else:
         found = session.execute(columns.join(
             api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
