@@ -51,16 +51,19 @@ def show() -> Response:
 @requires("viewer")
 def api() -> Response:
     """docs/api.md, the runtime API's reference, as a page."""
-    return page_or_fragment("help.html", "_help.html", guide=rendered(API_REFERENCE),
-                            reference=True)
+    return reference_page(API_REFERENCE)
 
 
 @bp.get("/help/tests")
 @requires("viewer")
 def tests() -> Response:
     """docs/tests.md, the guide to context tests, as a page."""
-    return page_or_fragment("help.html", "_help.html", guide=rendered(TESTS_GUIDE),
-                            reference=True)
+    return reference_page(TESTS_GUIDE)
+
+
+def reference_page(path: Path) -> Response:
+    """A guide other than the main one (`path`), as a page or fragment."""
+    return page_or_fragment("help.html", "_help.html", guide=rendered(path), reference=True)
 
 
 def rendered(path: Path) -> Markup:
@@ -122,21 +125,18 @@ def anchored(page: str) -> str:
 @requires("viewer")
 def context() -> Response:
     """docs/CONTEXT.md, how the context is assembled, as a page."""
-    return page_or_fragment("help.html", "_help.html", guide=rendered(CONTEXT_GUIDE),
-                            reference=True)
+    return reference_page(CONTEXT_GUIDE)
 
 
 @bp.get("/help/nostr")
 @requires("viewer")
 def nostr() -> Response:
     """docs/nostr.md, the Nostr events' specification, as a page."""
-    return page_or_fragment("help.html", "_help.html", guide=rendered(NOSTR_GUIDE),
-                            reference=True)
+    return reference_page(NOSTR_GUIDE)
 
 
 @bp.get("/help/folders")
 @requires("viewer")
 def folders() -> Response:
     """docs/folders.md, Agent Skills folders and each client's rules, as a page."""
-    return page_or_fragment("help.html", "_help.html", guide=rendered(FOLDERS_GUIDE),
-                            reference=True)
+    return reference_page(FOLDERS_GUIDE)
