@@ -135,6 +135,11 @@ class Skill(SkillState, Base):
     deleted_at: Mapped[datetime | None]
     #: The Nostr key of the author of a skill adopted from another key (None: the agent's).
     nostr_author: Mapped[str | None] = mapped_column(String(64))
+    #: The `name` its SKILL.md exports (`agentskills.exported_name`), set on every write by
+    #: `store.skills`: the lint of one skill reads the other skills' names from here instead
+    #: of parsing every SKILL.md head of the agent on each keystroke. Text: a head may say
+    #: a name of any length (the lint says which clients refuse it).
+    exported_name: Mapped[str] = mapped_column(Text, default="", server_default="")
 
     agent: Mapped[Agent] = relationship(back_populates="skills")
     revisions: Mapped[list[SkillRevision]] = relationship(

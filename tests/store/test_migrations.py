@@ -189,3 +189,28 @@ def test_session_scope_commits_or_rolls_back(database_url):
         raise RuntimeError("fails after a flush")
     with db.session_scope(database_url) as session:
         assert [a.name for a in store.list_agents(session)] == ["kept"]
+
+
+def test_0016_gives_every_existing_skill_the_name_its_head_exports(any_database_url):
+    """Skills written before the column existed get the name their SKILL.md head says (or
+    their folder's), as a write computes it."""
+    engine = db.make_engine(any_database_url)
+    try:
+        db.upgrade(engine, "0015")
+        with engine.begin() as connection:
+            connection.execute(text("INSERT INTO agents (name, title, message_mode, "
+                                    "max_array_items, history_labels, created_at) VALUES "
+                                    "('A', '{name}', 'grouped', 8, '{}', '2026-12-06')"))
+            head = "---\nname: chosen-name\ndescription: d\nmetadata:\n  d_tag: kept_name\n---\n\n"
+            for d_tag, head in (("kept_name", head), ("no_head", "")):
+                connection.execute(text(
+                    "INSERT INTO skills (agent_id, position, version, created_at, updated_at, "
+                    "d_tag, name, description, layer, triggers, enabled, content, frontmatter)"
+                    " VALUES (1, 0, 1, '2026-12-06', '2026-12-06', :d_tag, '', 'd', 1, '[]', "
+                    ":yes, 'Text.', :head)"), {"d_tag": d_tag, "head": head, "yes": True})
+        db.upgrade(engine)
+        with engine.connect() as connection:
+            names = dict(connection.execute(text("SELECT d_tag, exported_name FROM skills")).all())
+        assert names == {"kept_name": "chosen-name", "no_head": "no-head"}
+    finally:
+        engine.dispose()

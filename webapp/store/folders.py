@@ -23,7 +23,6 @@ from webapp import models
 from webapp.agentskills import (
     SkillFile,
     SkillFolder,
-    exported_name,
     file_set_problems,
     path_problem,
 )
@@ -33,7 +32,7 @@ from .activity import record
 from .agents import AgentRef, get_agent
 from .convert import folder_fields, skill_of
 from .errors import NotFound, ValidationError
-from .skills import get_skill, list_skills, save
+from .skills import exported_names, get_skill, list_skills, save
 from .transactions import change
 
 
@@ -169,11 +168,10 @@ class FolderFacts:
 def folder_facts(session: Session, agent: AgentRef, d_tag: str) -> FolderFacts:
     """The `FolderFacts` of a live skill."""
     agent_row = get_agent(session, agent)
-    rows = list_skills(session, agent_row)
-    row = next((r for r in rows if r.d_tag == d_tag), None) or get_skill(session, agent_row, d_tag)
-    others = {exported_name(skill_of(r), r.frontmatter): r.d_tag for r in rows if r.id != row.id}
+    row = get_skill(session, agent_row, d_tag)
     return FolderFacts(row.frontmatter, tuple(e["path"] for e in row.files),
-                       tuple(agent_row.skill_clients), others)
+                       tuple(agent_row.skill_clients),
+                       exported_names(session, agent_row, besides=row.d_tag))
 
 
 def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:

@@ -27,21 +27,19 @@ from webapp.agentskills import (
     SKILL_MD_FIELDS,
     SkillFolder,
     encode_skill_md,
-    exported_name,
 )
 from webapp.pipeline import dump_skill
 
 from . import rules
 from .activity import record
 from .agents import agent_fields, find_agent, insert_agent, taken_agent
-from .convert import skill_of
 from .errors import StoreError, ValidationError
 from .folders import check_files, folder_input, folder_of, manifest_of
 from .skills import (
     Stale,
     conflict,
+    exported_names,
     find_skill,
-    list_skills,
     new_skill,
     taken_skill,
     write_skill,
@@ -122,9 +120,8 @@ def plan_import(session: Session, agent: str, folders: Sequence[SkillFolder]) ->
         raise ValidationError(problems)
     if row is None:
         return ImportPlan(agent, True, tuple(items), _token(agent, items))
-    names = {exported_name(skill_of(r), r.frontmatter): r.d_tag for r in list_skills(session, row)}
     return ImportPlan(agent, False, tuple(items), _token(agent, items),
-                      tuple(row.skill_clients), names)
+                      tuple(row.skill_clients), exported_names(session, row))
 
 
 def _folder_problems(folder: SkillFolder) -> list[tuple[str, str]]:

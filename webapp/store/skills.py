@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from webapp import models, pipeline
+from webapp.agentskills import exported_name
 from webapp.models import utcnow
 from webapp.pipeline import Skill, excerpt, rename_placeholders
 
@@ -155,11 +156,30 @@ def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
     now = utcnow()
     row = models.Skill(agent_id=agent.id, position=position, version=1, created_at=now,
                        updated_at=now, **fields)
+    row.exported_name = exported_of(row)
     insert(session, row, "d_tag", f"a skill {fields['d_tag']!r} already exists")
     session.add(models.SkillRevision(skill_id=row.id, version=1, saved_at=now, note=note,
                                      author=current_actor(), **fields))
     session.flush()
     return row
+
+
+def exported_of(row: models.Skill | models.SkillRevision) -> str:
+    """The `name` the SKILL.md of a skill in this state exports (`agentskills.exported_name`,
+    a YAML round trip of its head): kept on the skill's row by every write."""
+    return exported_name(skill_of(row), row.frontmatter or "")
+
+
+def exported_names(session: Session, agent: AgentRef, *, besides: str | None = None
+                   ) -> dict[str, str]:
+    """The name each live skill of the agent exports -> its d_tag, in adoption order (a name
+    two skills export: the later one's), leaving out the skill `besides`. Two columns read,
+    nothing parsed: what a keystroke's lint needs of the other skills."""
+    row = get_agent(session, agent)
+    query = (select(models.Skill.exported_name, models.Skill.d_tag)
+             .where(models.Skill.agent_id == row.id, models.Skill.deleted_at.is_(None))
+             .order_by(models.Skill.position, models.Skill.id))
+    return {name: d_tag for name, d_tag in session.execute(query) if d_tag != besides}
 
 
 class Stale(Exception):
@@ -177,17 +197,19 @@ def write_skill(session: Session, row: models.Skill, expected_version: int,
     condition = [models.Skill.id == row.id, models.Skill.version == expected_version]
     if not restore:
         condition.append(models.Skill.deleted_at.is_(None))
-    values = {**fields, "version": expected_version + 1, "updated_at": now}
+    # The revision records the whole state: what `fields` leaves out is the row's.
+    state = {**skill_fields(row), **folder_fields(row), **fields}
+    revision = models.SkillRevision(skill_id=row.id, version=expected_version + 1,
+                                    saved_at=now, note=note, author=current_actor(), **state)
+    values = {**fields, "version": expected_version + 1, "updated_at": now,
+              "exported_name": exported_of(revision)}
     if restore:
         values["deleted_at"] = None
     result = session.execute(update(models.Skill).where(*condition).values(**values)
                              .execution_options(synchronize_session=False))
     if result.rowcount != 1:
         raise Stale()
-    # The revision records the whole state: what `fields` leaves out is the row's.
-    state = {**skill_fields(row), **folder_fields(row), **fields}
-    session.add(models.SkillRevision(skill_id=row.id, version=expected_version + 1,
-                                     saved_at=now, note=note, author=current_actor(), **state))
+    session.add(revision)
     session.flush()
     session.expire(row)
 
