@@ -201,8 +201,8 @@ def test_0016_gives_every_existing_skill_the_name_its_head_exports(any_database_
             connection.execute(text("INSERT INTO agents (name, title, message_mode, "
                                     "max_array_items, history_labels, created_at) VALUES "
                                     "('A', '{name}', 'grouped', 8, '{}', '2026-12-06')"))
-            head = "---\nname: chosen-name\ndescription: d\nmetadata:\n  d_tag: kept_name\n---\n\n"
-            for d_tag, head in (("kept_name", head), ("no_head", "")):
+            kept = "---\nname: chosen-name\ndescription: d\nmetadata:\n  d_tag: kept_name\n---\n\n"
+            for d_tag, head in (("kept_name", kept), ("no_head", "")):
                 connection.execute(text(
                     "INSERT INTO skills (agent_id, position, version, created_at, updated_at, "
                     "d_tag, name, description, layer, triggers, enabled, content, frontmatter)"
