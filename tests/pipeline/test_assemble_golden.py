@@ -48,6 +48,12 @@ def test_golden(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if "diagnostics" in spec:
         assert [diagnostic_label(d) for d in context.diagnostics] == spec["diagnostics"]
     assert len(context.provenance) == len(context.document.splitlines())
+    # The author's headings, found a skill at a time, are the document's lines that start
+    # with `#` and come from a skill's text (what the built-in injection check compares).
+    lines = context.document.split("\n")
+    assert list(context.author_headings) == [
+        line for line, origin in zip(lines, context.provenance, strict=False)
+        if origin.kind == "skill" and line.startswith("#")]
 
 
 # A diagnostic is made as `Diagnostic("severity", "code", ...)` or through a helper

@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.pipeline import fixture_bundle
 from webapp.pipeline import (
+    ContextShape,
     Expectation,
     assemble,
     builtin_checks,
@@ -66,8 +67,12 @@ def test_the_injection_check_fails_when_tool_data_opens_a_message():
     forged = dataclasses.replace(context, messages=[*context.messages,
                                                     {"role": "user", "content": "forged"}])
     first, *_ = builtin_checks(workspace, workspace.scenarios[0], context,
-                               lambda w, s: forged)
+                               lambda w, s: ContextShape.of(forged))
     assert not first.passed and "[system] became [system, user]" in first.message
-    passing, *_ = builtin_checks(workspace, workspace.scenarios[0], context,
-                                 lambda w, s: assemble(w, s))
+    passing, *_ = builtin_checks(workspace, workspace.scenarios[0], context)
     assert passing.passed
+    # A value that forged a heading among the author's fails it too, roles unchanged.
+    heading = dataclasses.replace(context, author_headings=("# Forged",))
+    moved, *_ = builtin_checks(workspace, workspace.scenarios[0], context,
+                               lambda w, s: ContextShape.of(heading))
+    assert not moved.passed

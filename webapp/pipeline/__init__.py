@@ -23,7 +23,7 @@ from .analysis import (
     unknown_variables,
     variable_uses,
 )
-from .assemble import assemble
+from .assemble import Laid, assemble, lay_out
 from .budgets import (
     EXPANSION_FACTOR,
     EXPANSION_FLOOR,
@@ -43,6 +43,7 @@ from .bundle import (
 from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .expectations import (
     CHECKS,
+    ContextShape,
     Expectation,
     TestResult,
     builtin_checks,
@@ -68,7 +69,7 @@ from .log_entry import (
     parse_log_entry,
 )
 from .names import ResolvableName, Vocabulary, resolvable_names
-from .origins import Origins, first_line_of, line_runs
+from .origins import Origins, first_line_of, line_runs, origin_spans
 from .result import (
     SEVERITIES,
     Context,
@@ -129,6 +130,9 @@ __all__ = [
     "Expectation",
     "TestResult",
     "builtin_checks",
+    "ContextShape",
+    "lay_out",
+    "Laid",
     "comparable_entry",
     "pattern_problem",
     "read_expectations",
@@ -209,6 +213,7 @@ __all__ = [
     "json_to_markdown",
     "lf_line_ends",
     "line_runs",
+    "origin_spans",
     "load_yaml",
     "loads_json",
     "read_json",

@@ -262,6 +262,65 @@ def pick_scenario(workspace: Workspace, scenario: str | Scenario | None,
     return found
 
 
+class Laid(NamedTuple):
+    """An assembly laid out as messages, before its document is made (`lay_out`)."""
+
+    scenario: Scenario
+    trigger: str
+    messages: list[Message]
+    pieces: list[Piece]
+    #: The author's headings, in order (`stages.author_headings`, each skill's memoised).
+    headings: list[str]
+    traces: list[SkillTrace]
+    #: Every problem found, not yet limited for the list (`budgets.limit_problems`).
+    diagnostics: list[Diagnostic]
+
+
+def lay_out(
+    workspace: Workspace,
+    scenario: str | Scenario | None = None,
+    *,
+    trigger: str | None = None,
+    message: str | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> Laid:
+    """The skills `assemble` selects, run through the stages and laid out as messages,
+    without the document, its provenance or the log entry: what the built-in injection
+    check compares (`expectations.builtin_checks`) costs this much and no more. The
+    arguments are `assemble`'s."""
+    diagnostics: list[Diagnostic] = []
+
+    def note(severity: str, code: str, text: str, origin: Origin | None = None) -> None:
+        diagnostics.append(Diagnostic(severity, code, text, origin.skill if origin else None,
+                                      origin.line if origin else None))
+
+    chosen = pick_scenario(workspace, scenario, diagnostics)
+    trigger = chosen.trigger if trigger is None else trigger
+    message = chosen.message if message is None else message
+    run = _Run(workspace, chosen, message, overrides or {})
+
+    selected = [s for s in workspace.skills if selects(s, trigger)]
+    if not selected:
+        note("info", "no-skills", f"no enabled layer-1 skill has the trigger `{trigger}`")
+    pieces: list[Piece] = []
+    traces: list[SkillTrace] = []
+    headings: list[str] = []
+    for skill in selected:
+        result = run.skill_result(skill)
+        pieces += result.pieces
+        diagnostics += result.diagnostics
+        traces.append(result.trace)
+        headings += result.headings
+
+    layout = MESSAGE_MODES[workspace.agent.message_mode]
+    messages: list[Message] = layout(pieces, workspace.agent.title_text, note)
+    if message.strip() and not any(m.role == "user" for m in messages):
+        note("info", "user-fallback",
+             "no skill wrote user text, so the incoming message is the user message")
+        messages.append(user_fallback(message))
+    return Laid(chosen, trigger, messages, pieces, headings, traces, diagnostics)
+
+
 def assemble(
     workspace: Workspace,
     scenario: str | Scenario | None = None,
@@ -283,50 +342,23 @@ def assemble(
     Returns:
         A `Context`. Never raises on bad input: problems are in `.diagnostics`.
     """
-    diagnostics: list[Diagnostic] = []
-
-    def note(severity: str, code: str, text: str, origin: Origin | None = None) -> None:
-        diagnostics.append(Diagnostic(severity, code, text, origin.skill if origin else None,
-                                      origin.line if origin else None))
-
-    chosen = pick_scenario(workspace, scenario, diagnostics)
-    trigger = chosen.trigger if trigger is None else trigger
-    message = chosen.message if message is None else message
-    run = _Run(workspace, chosen, message, overrides or {})
-
-    selected = [s for s in workspace.skills if selects(s, trigger)]
-    if not selected:
-        note("info", "no-skills", f"no enabled layer-1 skill has the trigger `{trigger}`")
-    pieces: list[Piece] = []
-    traces: list[SkillTrace] = []
-    for skill in selected:
-        result = run.skill_result(skill)
-        pieces += result.pieces
-        diagnostics += result.diagnostics
-        traces.append(result.trace)
-
-    layout = MESSAGE_MODES[workspace.agent.message_mode]
-    messages: list[Message] = layout(pieces, workspace.agent.title_text, note)
-    if message.strip() and not any(m.role == "user" for m in messages):
-        note("info", "user-fallback",
-             "no skill wrote user text, so the incoming message is the user message")
-        messages.append(user_fallback(message))
-
-    document, origins = document_of(messages)
+    laid = lay_out(workspace, scenario, trigger=trigger, message=message, overrides=overrides)
+    document, origins = document_of(laid.messages)
+    traces = laid.traces
     context = Context(
         document=document,
-        messages=[{"role": msg.role, "content": msg.content} for msg in messages],
-        diagnostics=limit_problems(diagnostics),
+        messages=[{"role": msg.role, "content": msg.content} for msg in laid.messages],
+        diagnostics=limit_problems(laid.diagnostics),
         origins=origins,
         log_entry="",
-        scenario=chosen.name or None,
-        trigger=trigger,
-        pieces=tuple(pieces),
+        scenario=laid.scenario.name or None,
+        trigger=laid.trigger,
+        pieces=tuple(laid.pieces),
+        author_headings=tuple(laid.headings),
         # Each trace copied, so the stages made for the Pipeline tab stay out of the memo.
         _trace_builder=lambda: [trace.fresh() for trace in traces],
     )
     context.log_entry = format_log_entry(document, agent=workspace.agent.name,
-                                         scenario=context.scenario, trigger=trigger,
+                                         scenario=context.scenario, trigger=laid.trigger,
                                          counts=context.counts(), messages=context.messages)
     return context
-

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import re2
 
-from .assemble import assemble
+from .assemble import assemble, lay_out
 from .log_entry import comparable_entry
 from .origins import origin_spans
 from .placeholders import find_placeholders
@@ -329,27 +329,45 @@ def run_tests(workspace: Workspace, count_tokens: Callable[[str], int], *,
         results += run_expectations(context, expectations, scenario=sc.name,
                                     count_tokens=count_tokens, window=workspace.agent.window)
         if builtin:
-            results += builtin_checks(workspace, sc, context,
-                                      lambda w, s: assemble(w, s))
+            results += builtin_checks(workspace, sc, context)
     return results
 
 
 # -- the checks nobody writes
 
 
+class ContextShape(NamedTuple):
+    """What tool data must leave as it is: the messages' roles and the author's headings."""
+
+    roles: tuple[str, ...]
+    headings: tuple[str, ...]
+
+    @classmethod
+    def of(cls, context: Context) -> ContextShape:
+        return cls(tuple(m["role"] for m in context.messages), tuple(context.author_headings))
+
+
+def laid_out_shape(workspace: Workspace, scenario: Scenario | None) -> ContextShape:
+    """The `ContextShape` of an assembly, laid out and no more (`lay_out`: no document, no
+    provenance, no problem list): each unchanged skill's part comes from the memo."""
+    laid = lay_out(workspace, scenario)
+    return ContextShape(tuple(m.role for m in laid.messages), tuple(laid.headings))
+
+
 def builtin_checks(workspace: Workspace, scenario: Scenario | None, context: Context,
-                   assemble: Callable[[Workspace, Scenario | None], Context]) -> list[TestResult]:
+                   forge: Callable[[Workspace, Scenario | None], ContextShape] = laid_out_shape
+                   ) -> list[TestResult]:
     """The tests every scenario gets: tool data cannot open a message (each tool result
     replaced by `HOSTILE_DATA` leaves the role sequence and the author's headings as
-    they are), no `{{name}}` left unresolved, no error."""
+    they are: `forge` gives the `ContextShape` of that assembly), no `{{name}}` left unresolved,
+    no error."""
     name = scenario.name if scenario is not None else "(no scenario)"
     hostile = dataclasses.replace(workspace, tools=tuple(
         dataclasses.replace(tool, result=HOSTILE_DATA, results_by_args=())
         if isinstance(tool, Tool) else tool for tool in workspace.tools))
-    forged = assemble(hostile, scenario)
-    roles = [m["role"] for m in context.messages]
-    forged_roles = [m["role"] for m in forged.messages]
-    same = roles == forged_roles and _headings(context) == _headings(forged)
+    shape, forged = ContextShape.of(context), forge(hostile, scenario)
+    roles, forged_roles = list(shape.roles), list(forged.roles)
+    same = shape == forged
     left = [f"{{{{{p.name}}}}} is in the document" for p in find_placeholders(context.document)]
     left += [d.message for d in context.diagnostics if d.code == UNRESOLVED]
     errors = [d for d in context.diagnostics if d.severity == "error"]
@@ -366,41 +384,3 @@ def builtin_checks(workspace: Workspace, scenario: Scenario | None, context: Con
                    f"{'s' * (len(errors) != 1)}: " + "; ".join(
                        f"{d.code}: {d.message[:80]}" for d in errors[:3])),
     ]
-
-
-def _headings(context: Context) -> list[str]:
-    """The author's headings: lines starting with `#` that a skill's text gave. The origins
-    are read as runs and only the lines that start with `#` are visited: a 20,000-line
-    document costs its few thousand headings, not a step a line."""
-    runs = ((start, start + count) for start, count, kind, _ in origin_spans(context.origins)
-            if kind == "skill")
-    run = next(runs, None)
-    found: list[str] = []
-    for index, line in _heading_lines(context.document):
-        while run is not None and run[1] <= index:
-            run = next(runs, None)
-        if run is None:
-            break
-        if run[0] <= index:
-            found.append(line)
-    return found
-
-
-def _heading_lines(document: str) -> Iterator[tuple[int, str]]:
-    """`(line index, line)` of each line of `document` that starts with `#`, in order (found
-    by `str.find` and counted by `str.count`, at C speed)."""
-    index, at = 0, 0
-    start: int | None = 0 if document.startswith("#") else _line_after(document, 0)
-    while start is not None:
-        index += document.count("\n", at, start)
-        at = start
-        end = document.find("\n", start)
-        end = len(document) if end < 0 else end
-        yield index, document[start:end]
-        start = _line_after(document, end)
-
-
-def _line_after(document: str, at: int) -> int | None:
-    """The offset of the next line after `at` that starts with `#`, or None."""
-    found = document.find("\n#", at)
-    return None if found < 0 else found + 1

@@ -149,6 +149,9 @@ class Context:
     #: The selected skills' finished blocks, in order, before they became messages: each
     #: a `blocks.Piece` (role, skill, trimmed text, its origins).
     pieces: Sequence[Any] = ()
+    #: The lines starting with `#` that the skills' own text gave, in document order (each
+    #: skill's found once, with its memoised result: `stages.author_headings`).
+    author_headings: Sequence[str] = ()
     _trace_builder: Callable[[], list[SkillTrace]] | None = field(default=None, repr=False)
     _trace: list[SkillTrace] | None = field(default=None, repr=False)
     _provenance: list[Origin] | None = field(default=None, repr=False)

@@ -25,13 +25,14 @@ definition), the run is larger, never wrong.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from markupsafe import Markup
 
-from webapp.pipeline import Context, Origin, first_line_of, line_runs
+from webapp.pipeline import Context, Origin, first_line_of, line_runs, origin_spans
 from webapp.render import markdown_to_html
 from webapp.render.blocks import markdown_blocks
 
@@ -165,7 +166,8 @@ class DocumentWindow:
         if self.whole:
             return [(card, None) for card in cards]
         messages = [block_spans(content, start) for start, content in message_lines(self.context)]
-        shown = [[self._mine(a, b) for a, b, _ in blocks] for blocks in messages]
+        mine = overlapping(mine_spans(self.context.origins, self.d_tag, 0))
+        shown = [[mine(a, b) for a, b, _ in blocks] for blocks in messages]
         if messages and not any(map(any, shown)):
             shown[0] = first_page(messages[0])  # no edited skill in it: the document's start
         for start, end in self._opened("rendered"):
@@ -223,12 +225,8 @@ class DocumentWindow:
                 ranges.append((start, end))
         return ranges
 
-    def _mine(self, start: int, end: int) -> bool:
-        return self.d_tag is not None and any(
-            origin.skill == self.d_tag for origin, _ in line_runs(self.context.origins[start:end]))
-
     def _fold(self, view: str, start: int, end: int) -> Fold:
-        skills = ({o.skill for o, _ in line_runs(self.context.origins[start:end])}
+        skills = ({skill for _, _, _, skill in origin_spans(self.context.origins[start:end])}
                   - {None, self.d_tag})
         return Fold(view, start, end, len(skills), other=self.d_tag is not None,
                     total=len(self.context.origins))
@@ -325,6 +323,17 @@ def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((a, b))
     return out
+
+
+def overlapping(spans: Sequence[tuple[int, int]]) -> Callable[[int, int], bool]:
+    """Whether lines `start`..`end - 1` meet one of `spans` (sorted, apart): a bisection,
+    so marking a document's thousands of blocks costs no walk over its lines for each."""
+    starts = [a for a, _ in spans]
+
+    def meets(start: int, end: int) -> bool:
+        at = bisect_left(starts, end) - 1
+        return at >= 0 and spans[at][1] > start
+    return meets
 
 
 def mine_spans(provenance: Sequence[Origin], d_tag: str | None, context: int

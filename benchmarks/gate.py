@@ -1,0 +1,421 @@
+"""The speed gate: `make bench-check` (`python -m benchmarks.gate`), run by `.ci/run`.
+
+A request's time means little alone: a busy or slow machine doubles it. So each timed row
+runs a request and its *floor* (the work the request cannot avoid: the pipeline call it
+wraps, or a bare indexed read) in turn, on the same machine in the same run, and compares
+the medians: the row fails when the ratio leaves its budget. Growth rows compare two timed
+rows (1,000 skills against 200); counted rows count work (YAML parses, SQL statements)
+instead of timing it. The table is printed; the exit status is 1 when a row is over
+budget, naming it. docs/performance.md says how to add a row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from flask import Flask
+from sqlalchemy import event, select
+
+from webapp import db, models, store
+from webapp.app import create_app
+from webapp.pipeline import Workspace, assemble, dump_bundle
+from webapp.pipeline.untrusted import SafeYamlLoader
+from webapp.views.pipeline_steps import explained
+from webapp.views.preview import Choice, with_draft
+
+from .workspaces import SCENARIO, scale_workspace
+
+#: The panels a keystroke is timed with (its `shown` field) and their names in the table.
+PANELS = {"document:rendered": "Document", "diff": "Diff", "messages": "Messages",
+          "tests": "Tests"}
+#: The most a keystroke may cost, in floors (the issue's 5x), and its growth from 200 to
+#: 1,000 skills (linear would be 5x).
+KEYSTROKE_BUDGET = 5.0
+GROWTH_BUDGET = 6.0
+SIZES = (200, 1000)
+EDITED = "skill_100"
+TYPED = "\n\n## Typed just now\nA line the author is typing {{tool_3}}"
+
+
+# -- rows
+
+
+@dataclass(frozen=True)
+class Timed:
+    """`measure` at most `budget` times `floor`, by their medians; each is called with the
+    run's number, so that each run can type something new."""
+
+    name: str
+    measure: Callable[[int], object]
+    floor: Callable[[int], object]
+    floor_name: str
+    budget: float
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Work counted, not timed: `count()` at most `limit`."""
+
+    name: str
+    count: Callable[[], int]
+    limit: int
+    unit: str
+
+
+@dataclass(frozen=True)
+class Growth:
+    """Timed row `larger`'s median at most `budget` times timed row `smaller`'s."""
+
+    name: str
+    larger: str
+    smaller: str
+    budget: float
+
+
+Row = Timed | Counted | Growth
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A row's figures as the table prints them."""
+
+    name: str
+    measured: str
+    floor: str
+    ratio: float
+    budget: float
+
+    @property
+    def over(self) -> bool:
+        return self.ratio > self.budget
+
+
+def check(rows: Sequence[Row], runs: int = 7, warmup: int = 2) -> list[Outcome]:
+    """Every row's outcome. Timed rows run `warmup` times unmeasured, then `runs` times,
+    the floor and the request in turn (so both see the same machine)."""
+    outcomes: list[Outcome] = []
+    medians: dict[str, float] = {}
+    for row in rows:
+        if isinstance(row, Timed):
+            measured, floor = _timed(row, runs, warmup)
+            medians[row.name] = measured
+            outcomes.append(Outcome(row.name, _ms(measured), f"{_ms(floor)} {row.floor_name}",
+                                    measured / floor, row.budget))
+        elif isinstance(row, Counted):
+            count = row.count()
+            outcomes.append(Outcome(row.name, f"{count} {row.unit}", f"limit {row.limit}",
+                                    count / row.limit if row.limit else float(count),
+                                    1.0))
+        else:
+            outcomes.append(Outcome(row.name, _ms(medians[row.larger]),
+                                    f"{_ms(medians[row.smaller])} {row.smaller}",
+                                    medians[row.larger] / medians[row.smaller], row.budget))
+    return outcomes
+
+
+def _timed(row: Timed, runs: int, warmup: int) -> tuple[float, float]:
+    for i in range(warmup):
+        row.floor(-1 - i)
+        row.measure(-1 - i)
+    measured, floors = [], []
+    for i in range(runs):
+        start = time.perf_counter()
+        row.floor(i)
+        middle = time.perf_counter()
+        row.measure(i)
+        floors.append(middle - start)
+        measured.append(time.perf_counter() - middle)
+    return statistics.median(measured), statistics.median(floors)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    """The outcomes as a text table: row, measured, floor, ratio, budget, verdict."""
+    head = ("row", "measured", "floor", "ratio", "budget", "")
+    lines = [(o.name, o.measured, o.floor, f"{o.ratio:.2f}x", f"<= {o.budget:g}x",
+              "OVER" if o.over else "ok") for o in outcomes]
+    widths = [max(len(str(cells[i])) for cells in (head, *lines)) for i in range(6)]
+    return "\n".join("  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths,
+                                                                           strict=True)).rstrip()
+                     for cells in (head, *lines))
+
+
+def verdict(outcomes: Sequence[Outcome]) -> tuple[int, str]:
+    """The exit status and its last line: 1 naming the rows over budget, else 0."""
+    over = [o.name for o in outcomes if o.over]
+    if over:
+        return 1, "over budget: " + "; ".join(over)
+    return 0, f"all {len(outcomes)} rows within budget"
+
+
+# -- the workspace the rows run on
+
+
+@dataclass
+class Bench:
+    """An app on a throw-away SQLite database holding an agent per size of `SIZES`
+    (`scale_workspace`: skills of about 2 KB using 50 tools), each published once and with
+    one skill saved since, and a key that reads and assembles."""
+
+    app: Flask
+    token: str
+    csrf: str
+    client: object
+
+    @staticmethod
+    def agent(size: int) -> str:
+        return f"Bench{size}"
+
+
+def make_bench(folder: Path, sizes: Sequence[int] = SIZES) -> Bench:
+    """The `Bench` in `folder`."""
+    url = f"sqlite:///{folder / 'gate.sqlite'}"
+    app = create_app({"DATABASE_URL": url, "SEED_DEMO": False, "SECRET_KEY": "gate",
+                      "TESTING": False})
+    with app.app_context():
+        session = db.get_session()
+        for size in sizes:
+            bundle = dump_bundle(scale_workspace(size))
+            name = bundle["agent"]["name"] = Bench.agent(size)
+            store.import_bundle(session, bundle)
+            store.publish(session, name, "gate", 0)
+            row = store.get_skill(session, name, "skill_0")
+            store.save_skill(session, name, "skill_0", expected_version=row.version,
+                             content=row.content + "\nSaved since the snapshot.")
+        token = store.api_keys.create_key(session, "gate", ["read", "assemble"]).token
+        session.commit()
+    client = app.test_client()
+    page = client.get(f"/agents/{Bench.agent(sizes[0])}/skills/{EDITED}").get_data(
+        as_text=True)
+    csrf = re.search(r'"X-CSRFToken": "([^"]+)"', page)
+    if csrf is None:
+        raise RuntimeError("the editor page has no CSRF token")
+    return Bench(app, token, csrf[1], client)
+
+
+def _content(bench: Bench, agent: str) -> str:
+    with bench.app.app_context():
+        return store.get_skill(db.get_session(), agent, EDITED).content
+
+
+def _get(bench: Bench, path: str, status: int = 200, **headers: str) -> Callable[[int], None]:
+    def get(_: int) -> None:
+        response = bench.client.get(path, headers=headers)
+        if response.status_code != status:
+            raise RuntimeError(f"GET {path} answered {response.status_code}")
+    return get
+
+
+def keystroke(bench: Bench, agent: str, shown: str) -> Callable[[int], None]:
+    """The draft-preview POST the editor sends as its author types, `shown` open."""
+    content = _content(bench, agent)
+    headers = {"HX-Request": "true", "X-CSRFToken": bench.csrf}
+
+    def post(run: int) -> None:
+        form = {"content": f"{content}{TYPED} {run} typed", "version": "1", "shown": shown,
+                "triggers": "dm", "layer": "1", "enabled": "1"}
+        response = bench.client.post(f"/agents/{agent}/skills/{EDITED}/preview", data=form,
+                                     headers=headers)
+        if response.status_code != 200:
+            raise RuntimeError(f"the preview answered {response.status_code}")
+    return post
+
+
+def assembly(bench: Bench, agent: str, typed: bool = True) -> Callable[[int], None]:
+    """The pipeline's own work for a keystroke: read the workspace with the one skill
+    changed, and assemble it (no draft when not `typed`)."""
+    content = _content(bench, agent)
+
+    def floor(run: int) -> None:
+        with bench.app.app_context():
+            workspace = store.load_workspace(db.get_session(), agent)
+        if typed:
+            skill = workspace.skills_by_tag[EDITED]
+            workspace = with_draft(workspace, dataclasses.replace(
+                skill, content=f"{content}{TYPED} {run} floor"))
+        assemble(workspace, workspace.scenarios_by_name[SCENARIO])
+    return floor
+
+
+def explanation(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The pipeline call a step page wraps: read the workspace, explain every step."""
+    def floor(_: int) -> None:
+        with bench.app.app_context():
+            workspace = store.load_workspace(db.get_session(), agent)
+        explained(workspace, Choice(scenario=SCENARIO))
+    return floor
+
+
+def differences(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The store call the compare page wraps: both sides read, their differences found."""
+    def floor(_: int) -> None:
+        with bench.app.app_context():
+            session = db.get_session()
+            store.differences(store.read_side(session, agent, "1"),
+                              store.read_side(session, agent, "draft"))
+    return floor
+
+
+def indexed_read(bench: Bench, agent: str) -> Callable[[int], None]:
+    """A bare indexed read: an agent's id by its (unique) name."""
+    def floor(_: int) -> None:
+        with bench.app.app_context():
+            db.get_session().execute(
+                select(models.Agent.id).where(models.Agent.name == agent)).scalar_one()
+    return floor
+
+
+def revalidation(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The API's 304: a runtime revalidating `production` with the ETag it holds."""
+    path = f"/api/v1/agents/{agent}/snapshots/production"
+    auth = {"Authorization": f"Bearer {bench.token}"}
+    etag = bench.client.get(path, headers=auth).headers["ETag"]
+    return _get(bench, path, 304, **auth, **{"If-None-Match": etag})
+
+
+def turn(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The API's `assemble` of a turn with a message, on `production`."""
+    path = f"/api/v1/agents/{agent}/assemble"
+    headers = {"Authorization": f"Bearer {bench.token}", "Content-Type": "application/json"}
+
+    def post(run: int) -> None:
+        body = json.dumps({"message": f"hello {run}"})
+        response = bench.client.post(path, data=body, headers=headers)
+        if response.status_code != 200:
+            raise RuntimeError(f"assemble answered {response.status_code}")
+    return post
+
+
+def published_assembly(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The pipeline's assembly of the published workspace (which the API keeps parsed)."""
+    with bench.app.app_context():
+        workspace: Workspace = store.published_workspace(db.get_session(), agent)
+
+    def floor(run: int) -> None:
+        scenario = dataclasses.replace(workspace.scenarios_by_name[SCENARIO],
+                                       message=f"hello {run}")
+        assemble(workspace, scenario)
+    return floor
+
+
+@contextmanager
+def counting(bench: Bench) -> Iterator[dict[str, int]]:
+    """Count YAML parses and dumps and SQL statements while the block runs."""
+    work = {"yaml": 0, "sql": 0}
+    parse, dump = SafeYamlLoader.get_single_node, yaml.safe_dump
+
+    def parsing(self: SafeYamlLoader) -> object:
+        work["yaml"] += 1
+        return parse(self)
+
+    def dumping(*args: object, **kwargs: object) -> object:
+        work["yaml"] += 1
+        return dump(*args, **kwargs)
+
+    def statement(*_: object) -> None:
+        work["sql"] += 1
+
+    with bench.app.app_context():
+        engine = db.get_database().engine
+    SafeYamlLoader.get_single_node = parsing  # type: ignore[method-assign]
+    yaml.safe_dump = dumping
+    event.listen(engine, "before_cursor_execute", statement)
+    try:
+        yield work
+    finally:
+        event.remove(engine, "before_cursor_execute", statement)
+        SafeYamlLoader.get_single_node = parse  # type: ignore[method-assign]
+        yaml.safe_dump = dump
+
+
+def counted(bench: Bench, request: Callable[[int], object], kind: str) -> Callable[[], int]:
+    """How much `kind` of work ("yaml", "sql") one call of `request` does, warm."""
+    def count() -> int:
+        request(-100)
+        with counting(bench) as work:
+            request(-101)
+        return work[kind]
+    return count
+
+
+def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
+    """Every row of the gate."""
+    found: list[Row] = []
+    for size in sizes:
+        agent = bench.agent(size)
+        floor = assembly(bench, agent)
+        for shown, panel in PANELS.items():
+            found.append(Timed(f"keystroke, {panel}, {size} skills",
+                               keystroke(bench, agent, shown), floor, "read + assemble",
+                               KEYSTROKE_BUDGET))
+    small, large = sizes[0], sizes[-1]
+    if large != small:
+        found += [Growth(f"keystroke, {panel}, {large} / {small} skills",
+                         f"keystroke, {panel}, {large} skills",
+                         f"keystroke, {panel}, {small} skills", GROWTH_BUDGET)
+                  for panel in PANELS.values()]
+    agent = bench.agent(small)
+    found += [
+        Timed(f"agent preview page, {small} skills", _get(bench, f"/agents/{agent}/preview"),
+              assembly(bench, agent, typed=False), "read + assemble", 4.0),
+        Timed(f"pipeline step page (roles split), {small} skills",
+              _get(bench, f"/agents/{agent}/pipeline/roles"), explanation(bench, agent),
+              "read + explain", 2.0),
+        Timed(f"pipeline step page (headings bumped), {small} skills",
+              _get(bench, f"/agents/{agent}/pipeline/headings"), explanation(bench, agent),
+              "read + explain", 2.0),
+        Timed(f"snapshot compare page, #1 / draft, {small} skills",
+              _get(bench, f"/agents/{agent}/snapshots/compare?a=1&b=draft"),
+              differences(bench, agent), "read sides + differences", 4.0),
+        Timed("api: 304 revalidation of production", revalidation(bench, agent),
+              indexed_read(bench, agent), "indexed read", 6.0),
+        Timed(f"api: assemble a turn, {small} skills", turn(bench, agent),
+              published_assembly(bench, agent), "assemble", 4.0),
+    ]
+    for size in sizes:
+        request = keystroke(bench, bench.agent(size), "document:rendered")
+        found += [Counted(f"keystroke, YAML parses and dumps, {size} skills",
+                          counted(bench, request, "yaml"), 15, "calls"),
+                  Counted(f"keystroke, SQL statements, {size} skills",
+                          counted(bench, request, "sql"), 12, "statements")]
+    found.append(Counted("api: 304, SQL statements", counted(bench, revalidation(bench, agent),
+                                                            "sql"), 1, "statements"))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the workspaces, run every row, print the table; 1 when a row is over budget."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.gate",
+                                     description="The speed gate: each request's cost as a "
+                                                 "ratio to its floor, measured in this run.")
+    parser.add_argument("--runs", type=int, default=7, help="timed runs a row (the median)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES),
+                        help="the workspaces' numbers of skills, smallest first")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        bench = make_bench(Path(folder), args.sizes)
+        outcomes = check(rows(bench, args.sizes), runs=args.runs)
+    print(table(outcomes))
+    status, last = verdict(outcomes)
+    print(f"{last} ({time.perf_counter() - started:.0f} s)")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
