@@ -6,7 +6,7 @@ tokenizer, a summary, approving a snapshot, and the JUnit file CI systems read.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -50,14 +50,16 @@ def run(workspace: Workspace, scenario: str | None = None,
                                    builtin=workspace.agent.builtin_tests)))
 
 
-def run_for_skill(workspace: Workspace, d_tag: str) -> TestRun:
+def run_for_skill(workspace: Workspace, d_tag: str,
+                  known: Mapping[str, tuple[Context, TestRun]] | None = None) -> TestRun:
     """The tests of every scenario whose context holds skill `d_tag` (the editor's Tests
-    tab), each scenario assembled once."""
+    tab), each scenario assembled once; `known`: scenarios already assembled and tested,
+    by name (the preview's own: its badge ran them)."""
     results: list[TestResult] = []
     for sc in workspace.scenarios:
-        context = assemble(workspace, sc)
+        context, done = (known or {}).get(sc.name) or (assemble(workspace, sc), None)
         if d_tag in skills_in(context):
-            results += run(workspace, sc.name, {sc.name: context}).results
+            results += (done or run(workspace, sc.name, {sc.name: context})).results
     return TestRun(tuple(results))
 
 

@@ -8,6 +8,7 @@ whatever the number of skills. The time these counts stand for is `make bench-ch
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,9 +20,11 @@ from sqlalchemy import event
 from benchmarks.workspaces import scale_workspace
 from tests.support.pages import HTMX
 from webapp import db, store
-from webapp.pipeline import dump_bundle
+from webapp.pipeline import dump_bundle, expectations, lay_out
 from webapp.pipeline.untrusted import SafeYamlLoader
 
+#: The module, not the function the package exports under its name.
+assemble_module = importlib.import_module("webapp.pipeline.assemble")
 HEAD = "---\nname: {name}\ndescription: Skill {i}, read from its SKILL.md.\nowner: crew\n---\n\n"
 
 
@@ -40,7 +43,7 @@ def agent_of(app, skills: int) -> str:
 
 @contextmanager
 def counted(app, monkeypatch) -> Iterator[Counter[str]]:
-    """Count YAML parses and dumps, and SQL statements, while the block runs."""
+    """Count YAML parses and dumps, SQL statements and assemblies while the block runs."""
     work: Counter[str] = Counter()
     parse, dump = SafeYamlLoader.get_single_node, yaml.safe_dump
 
@@ -55,11 +58,17 @@ def counted(app, monkeypatch) -> Iterator[Counter[str]]:
     def statement(*args):
         work["sql"] += 1
 
+    def laying_out(*args, **kwargs):
+        work["assemblies"] += 1
+        return lay_out(*args, **kwargs)
+
     with app.app_context():
         engine = db.get_database().engine
     with monkeypatch.context() as patched:
         patched.setattr(SafeYamlLoader, "get_single_node", parsing)
         patched.setattr(yaml, "safe_dump", dumping)
+        for module in (assemble_module, expectations):  # `assemble` lays out, then joins
+            patched.setattr(module, "lay_out", laying_out)
         event.listen(engine, "before_cursor_execute", statement)
         try:
             yield work
@@ -92,6 +101,9 @@ def test_a_keystroke_works_for_the_edited_skill_alone(app, client, csrf, monkeyp
     assert work[many]["yaml dump"] == work[few]["yaml dump"] <= 5, work
     # No statement a skill: the same reads at 8 and at 40 skills.
     assert work[many]["sql"] == work[few]["sql"], work
+    # The draft assembled once (the Tests badge reads the preview's own assembly), and
+    # the injection check's hostile one laid out; the saved one comes from memory.
+    assert work[many]["assemblies"] == work[few]["assemblies"] == 2, work
 
 
 def test_a_skill_keeps_the_name_its_head_exports(app):

@@ -318,11 +318,9 @@ def _part_runs(part: Part) -> Iterable[tuple[Origin, int]]:
 def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
     """The 0-based index of the first line `skill` wrote (its own or a value put into
     its text), or None."""
-    at = 0
-    for origin, count in line_runs(origins):
-        if origin.skill == skill:
+    for at, _, _, writer in origin_spans(origins):  # runs, no `Origin` made for each
+        if writer == skill:
             return at
-        at += count
     return None
 
 

@@ -32,7 +32,7 @@ from typing import TypeVar
 
 from markupsafe import Markup
 
-from webapp.pipeline import Context, Origin, first_line_of, line_runs, origin_spans
+from webapp.pipeline import Context, Origin, first_line_of, origin_spans
 from webapp.render import markdown_to_html
 from webapp.render.blocks import markdown_blocks
 
@@ -343,13 +343,11 @@ def mine_spans(provenance: Sequence[Origin], d_tag: str | None, context: int
         return []
     spans: list[tuple[int, int]] = []
     total = len(provenance)
-    at = 0
-    for origin, count in line_runs(provenance):  # a run of lines of one origin at a time
-        if origin.skill == d_tag:
+    for at, count, _, skill in origin_spans(provenance):  # a run of one skill at a time
+        if skill == d_tag:
             a, b = max(0, at - context), min(total, at + count + context)
             if spans and a <= spans[-1][1]:
                 spans[-1] = (spans[-1][0], b)
             else:
                 spans.append((a, b))
-        at += count
     return spans

@@ -82,6 +82,9 @@ class Preview:
     #: The tests of the scenario the preview follows, run on the draft: the Tests tab's
     #: badge, on every keystroke.
     scenario_tests: context_tests.TestRun = context_tests.TestRun(())
+    #: The context the badge's tests ran on when it is the preview's own (the Tests tab
+    #: takes those results as they are).
+    tests_context: Context | None = None
     #: The workspace with the draft in it (the Tests tab runs every scenario on it).
     drafted: Workspace | None = None
     #: The picker's choice as the preview was assembled: the followed scenario and trigger.
@@ -110,7 +113,9 @@ class Preview:
         made when the Tests tab is open."""
         if self.drafted is None:
             return context_tests.TestRun(())
-        return context_tests.run_for_skill(self.drafted, self.d_tag)
+        known = ({self.followed.scenario or "": (self.tests_context, self.scenario_tests)}
+                 if self.tests_context is not None else {})
+        return context_tests.run_for_skill(self.drafted, self.d_tag, known)
 
     @functools.cached_property
     def test_rows(self) -> dict[str, list[TestRow]]:
@@ -218,6 +223,27 @@ def run_saved(workspace: Workspace, choice: Choice) -> Context:
     return context
 
 
+def scenario_context(drafted: Workspace, target: PreviewTarget, followed: Choice,
+                     context: Context) -> Context | None:
+    """The preview's own assembly `context` when it is that of the followed scenario as
+    written (no override of its trigger, message or provider, the skill not previewed
+    alone), so its tests need not assemble it again; else None."""
+    scenario = drafted.scenarios_by_name.get(followed.scenario or "")
+    own = (scenario is not None and not target.alone and followed.message is None
+           and followed.provider is None and followed.trigger in (None, scenario.trigger))
+    return context if own else None
+
+
+def scenario_tests(drafted: Workspace, followed: Choice, context: Context | None
+                   ) -> context_tests.TestRun:
+    """The tests of the scenario the preview follows, run on the draft (the Tests badge),
+    on `context` when it is the scenario's (`scenario_context`)."""
+    name = followed.scenario or ""
+    if name not in drafted.scenarios_by_name:
+        return context_tests.TestRun(())
+    return context_tests.run(drafted, name, {name: context} if context else None)
+
+
 def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
                   models: Models = DEFAULT_MODELS, link: Callable[[str], str] | None = None,
                   whole: bool = False, opened: Sequence[Opened] = ()) -> Preview:
@@ -243,6 +269,7 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
     tokens = count_tokens(context.document)
     budget = budget_of(context.document, workspace.agent, tokens)
     window = DocumentWindow(context, draft.d_tag, link, whole, opened)
+    tests_context = scenario_context(drafted, target, followed, context)
     return Preview(
         d_tag=draft.d_tag,
         target=target,
@@ -255,9 +282,8 @@ def build_preview(workspace: Workspace, draft: Skill, choice: Choice,
         total_tokens=tokens,
         trigger=context.trigger,
         budget=budget,
-        scenario_tests=(context_tests.run(drafted, followed.scenario)
-                        if followed.scenario in drafted.scenarios_by_name
-                        else context_tests.TestRun(())),
+        scenario_tests=scenario_tests(drafted, followed, tests_context),
+        tests_context=tests_context,
         drafted=drafted,
         followed=followed,
     )
