@@ -2,6 +2,8 @@
 # `make test` runs every test (pipeline, storage and web on SQLite and PostgreSQL, browser).
 # `make bench` prints the speed figures of docs/performance.md (BENCH_FLAGS="--quick --no-web"
 # for a short run); the benchmarks live in benchmarks/, outside the installed package.
+# `make bench-check` is the speed gate CI runs: each request's cost as a ratio to a floor
+# measured in the same run, failing on a row over its budget (docs/performance.md).
 # `make screenshots` runs the browser tests that take the pictures in docs/screenshots/ and
 # writes them there (SKILL_EDITOR_SCREENSHOTS=1); other runs keep them in temporary folders.
 PYTHON ?= python3
@@ -9,7 +11,7 @@ VENV ?= .venv
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: setup run test bench screenshots
+.PHONY: setup run test bench bench-check screenshots
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +29,9 @@ test: setup
 
 bench: setup
 	$(VENV)/bin/python -m benchmarks $(BENCH_FLAGS)
+
+bench-check: setup
+	$(VENV)/bin/python -m benchmarks.gate
 
 screenshots: setup
 	SKILL_EDITOR_SCREENSHOTS=1 $(VENV)/bin/python -m pytest -q -p no:cacheprovider \

@@ -45,7 +45,6 @@ PANELS = {"document:rendered": "Document", "diff": "Diff", "messages": "Messages
 KEYSTROKE_BUDGET = 5.0
 GROWTH_BUDGET = 6.0
 SIZES = (200, 1000)
-EDITED = "skill_100"
 TYPED = "\n\n## Typed just now\nA line the author is typing {{tool_3}}"
 
 
@@ -181,6 +180,11 @@ class Bench:
     def agent(size: int) -> str:
         return f"Bench{size}"
 
+    @staticmethod
+    def edited(size: int) -> str:
+        """The skill a keystroke edits: the middle one."""
+        return f"skill_{size // 2}"
+
 
 def make_bench(folder: Path, sizes: Sequence[int] = SIZES) -> Bench:
     """The `Bench` in `folder`."""
@@ -200,7 +204,7 @@ def make_bench(folder: Path, sizes: Sequence[int] = SIZES) -> Bench:
         token = store.api_keys.create_key(session, "gate", ["read", "assemble"]).token
         session.commit()
     client = app.test_client()
-    page = client.get(f"/agents/{Bench.agent(sizes[0])}/skills/{EDITED}").get_data(
+    page = client.get(f"/agents/{Bench.agent(sizes[0])}/skills/skill_0").get_data(
         as_text=True)
     csrf = re.search(r'"X-CSRFToken": "([^"]+)"', page)
     if csrf is None:
@@ -208,9 +212,9 @@ def make_bench(folder: Path, sizes: Sequence[int] = SIZES) -> Bench:
     return Bench(app, token, csrf[1], client)
 
 
-def _content(bench: Bench, agent: str) -> str:
+def _content(bench: Bench, size: int) -> str:
     with bench.app.app_context():
-        return store.get_skill(db.get_session(), agent, EDITED).content
+        return store.get_skill(db.get_session(), bench.agent(size), bench.edited(size)).content
 
 
 def _get(bench: Bench, path: str, status: int = 200, **headers: str) -> Callable[[int], None]:
@@ -221,31 +225,31 @@ def _get(bench: Bench, path: str, status: int = 200, **headers: str) -> Callable
     return get
 
 
-def keystroke(bench: Bench, agent: str, shown: str) -> Callable[[int], None]:
+def keystroke(bench: Bench, size: int, shown: str) -> Callable[[int], None]:
     """The draft-preview POST the editor sends as its author types, `shown` open."""
-    content = _content(bench, agent)
+    content = _content(bench, size)
+    path = f"/agents/{bench.agent(size)}/skills/{bench.edited(size)}/preview"
     headers = {"HX-Request": "true", "X-CSRFToken": bench.csrf}
 
     def post(run: int) -> None:
         form = {"content": f"{content}{TYPED} {run} typed", "version": "1", "shown": shown,
                 "triggers": "dm", "layer": "1", "enabled": "1"}
-        response = bench.client.post(f"/agents/{agent}/skills/{EDITED}/preview", data=form,
-                                     headers=headers)
+        response = bench.client.post(path, data=form, headers=headers)
         if response.status_code != 200:
             raise RuntimeError(f"the preview answered {response.status_code}")
     return post
 
 
-def assembly(bench: Bench, agent: str, typed: bool = True) -> Callable[[int], None]:
+def assembly(bench: Bench, size: int, typed: bool = True) -> Callable[[int], None]:
     """The pipeline's own work for a keystroke: read the workspace with the one skill
     changed, and assemble it (no draft when not `typed`)."""
-    content = _content(bench, agent)
+    content = _content(bench, size)
 
     def floor(run: int) -> None:
         with bench.app.app_context():
-            workspace = store.load_workspace(db.get_session(), agent)
+            workspace = store.load_workspace(db.get_session(), bench.agent(size))
         if typed:
-            skill = workspace.skills_by_tag[EDITED]
+            skill = workspace.skills_by_tag[bench.edited(size)]
             workspace = with_draft(workspace, dataclasses.replace(
                 skill, content=f"{content}{TYPED} {run} floor"))
         assemble(workspace, workspace.scenarios_by_name[SCENARIO])
@@ -357,11 +361,10 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
     """Every row of the gate."""
     found: list[Row] = []
     for size in sizes:
-        agent = bench.agent(size)
-        floor = assembly(bench, agent)
+        floor = assembly(bench, size)
         for shown, panel in PANELS.items():
             found.append(Timed(f"keystroke, {panel}, {size} skills",
-                               keystroke(bench, agent, shown), floor, "read + assemble",
+                               keystroke(bench, size, shown), floor, "read + assemble",
                                KEYSTROKE_BUDGET))
     small, large = sizes[0], sizes[-1]
     if large != small:
@@ -372,23 +375,23 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
     agent = bench.agent(small)
     found += [
         Timed(f"agent preview page, {small} skills", _get(bench, f"/agents/{agent}/preview"),
-              assembly(bench, agent, typed=False), "read + assemble", 4.0),
+              assembly(bench, small, typed=False), "read + assemble", 6.0),
         Timed(f"pipeline step page (roles split), {small} skills",
               _get(bench, f"/agents/{agent}/pipeline/roles"), explanation(bench, agent),
-              "read + explain", 2.0),
+              "read + explain", 3.0),
         Timed(f"pipeline step page (headings bumped), {small} skills",
               _get(bench, f"/agents/{agent}/pipeline/headings"), explanation(bench, agent),
-              "read + explain", 2.0),
+              "read + explain", 3.0),
         Timed(f"snapshot compare page, #1 / draft, {small} skills",
               _get(bench, f"/agents/{agent}/snapshots/compare?a=1&b=draft"),
-              differences(bench, agent), "read sides + differences", 4.0),
+              differences(bench, agent), "read sides + differences", 6.0),
         Timed("api: 304 revalidation of production", revalidation(bench, agent),
               indexed_read(bench, agent), "indexed read", 6.0),
         Timed(f"api: assemble a turn, {small} skills", turn(bench, agent),
-              published_assembly(bench, agent), "assemble", 4.0),
+              published_assembly(bench, agent), "assemble", 5.0),
     ]
     for size in sizes:
-        request = keystroke(bench, bench.agent(size), "document:rendered")
+        request = keystroke(bench, size, "document:rendered")
         found += [Counted(f"keystroke, YAML parses and dumps, {size} skills",
                           counted(bench, request, "yaml"), 15, "calls"),
                   Counted(f"keystroke, SQL statements, {size} skills",

@@ -1,0 +1,83 @@
+"""The speed gate (`make bench-check`, `benchmarks.gate`) fails on a row over budget.
+
+Nothing here compares a time with a number of seconds: a slowed row does its floor's work
+many times over, so its ratio is far past its budget on any machine, and a row that does
+its floor's work once is far within it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from benchmarks import gate
+
+#: `webapp.web.editor`, where the keystroke's route calls `build_preview`.
+editor = importlib.import_module("webapp.web.editor")
+
+
+def work(_: int = 0) -> int:
+    """Some CPU work, the same each call."""
+    return sum(i * i for i in range(20_000))
+
+
+def slowed(_: int = 0) -> None:
+    """The floor's work, twenty times."""
+    for _ in range(20):
+        work()
+
+
+def test_a_row_over_its_budget_fails_the_gate_and_is_named():
+    rows = [gate.Timed("within", work, work, "work", 5.0),
+            gate.Timed("slowed", slowed, work, "work", 5.0),
+            gate.Growth("slowed / within", "slowed", "within", 6.0),
+            gate.Counted("counted", lambda: 3, 2, "calls"),
+            gate.Counted("counted within", lambda: 2, 2, "calls")]
+    outcomes = gate.check(rows, runs=3, warmup=1)
+    assert [o.name for o in outcomes if o.over] == ["slowed", "slowed / within", "counted"]
+    status, last = gate.verdict(outcomes)
+    assert status == 1 and last == "over budget: slowed; slowed / within; counted"
+    printed = gate.table(outcomes).splitlines()
+    assert printed[0].split() == ["row", "measured", "floor", "ratio", "budget"]
+    assert [line.split("  ")[0] for line in printed[1:]] == [row.name for row in rows]
+    assert printed[2].endswith("<= 5x   OVER") and printed[1].endswith("<= 5x   ok")
+
+
+def test_within_budget_the_gate_passes():
+    outcomes = gate.check([gate.Timed("within", work, work, "work", 5.0)], runs=3, warmup=1)
+    assert gate.verdict(outcomes) == (0, "all 1 rows within budget")
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> gate.Bench:
+    """The gate's workspaces, small: agents of 20 and 40 skills."""
+    return gate.make_bench(Path(tmp_path_factory.mktemp("gate")), (20, 40))
+
+
+def test_every_row_of_the_gate_runs(bench):
+    """The rows the gate runs in CI, once each: every request answers as the row expects
+    (a row raises otherwise), and each has its figures."""
+    outcomes = gate.check(gate.rows(bench, (20, 40)), runs=1, warmup=0)
+    names = [o.name for o in outcomes]
+    assert names[:4] == [f"keystroke, {panel}, 20 skills" for panel in gate.PANELS.values()]
+    assert "keystroke, Tests, 40 / 20 skills" in names
+    assert "api: 304, SQL statements" in names
+    assert all(o.ratio > 0 for o in outcomes)
+
+
+def test_a_slowed_preview_fails_the_keystroke_rows(bench, monkeypatch):
+    """The product's keystroke made ten times the work (in this test only): the gate's
+    keystroke rows catch it."""
+    build = editor.build_preview
+
+    def ten_times(*args, **kwargs):
+        for _ in range(9):
+            build(*args, **kwargs)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(editor, "build_preview", ten_times)
+    rows = [row for row in gate.rows(bench, (40,)) if row.name.startswith("keystroke, Diff")]
+    outcomes = gate.check(rows[:1], runs=3, warmup=1)
+    assert outcomes[0].name == "keystroke, Diff, 40 skills" and outcomes[0].over
