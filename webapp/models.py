@@ -25,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from webapp.skill_columns import NAME_LENGTH, SkillState
+from webapp.skill_columns import NAME_LENGTH, LiveSkillState, SkillState
 
 #: Stable constraint names, so migrations name the same thing on SQLite and PostgreSQL.
 NAMING_CONVENTION = {
@@ -115,7 +115,7 @@ class Agent(Base):
         return f"<Agent {self.name!r}>"
 
 
-class Skill(SkillState, Base):
+class Skill(LiveSkillState, Base):
     """The current state of one skill; every saved state is also a `SkillRevision`.
 
     `version` is the optimistic lock: a save names the version it started from and
@@ -133,13 +133,6 @@ class Skill(SkillState, Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     deleted_at: Mapped[datetime | None]
-    #: The Nostr key of the author of a skill adopted from another key (None: the agent's).
-    nostr_author: Mapped[str | None] = mapped_column(String(64))
-    #: The `name` its SKILL.md exports (`agentskills.exported_name`), set on every write by
-    #: `store.skills`: the lint of one skill reads the other skills' names from here instead
-    #: of parsing every SKILL.md head of the agent on each keystroke. Text: a head may say
-    #: a name of any length (the lint says which clients refuse it).
-    exported_name: Mapped[str] = mapped_column(Text, default="", server_default="")
 
     agent: Mapped[Agent] = relationship(back_populates="skills")
     revisions: Mapped[list[SkillRevision]] = relationship(

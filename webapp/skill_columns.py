@@ -1,4 +1,5 @@
-"""The columns a skill and each of its revisions share (`models.Skill`, `SkillRevision`)."""
+"""The columns a skill and each of its revisions share (`models.Skill`, `SkillRevision`), and
+those of the live skill alone."""
 
 from __future__ import annotations
 
@@ -34,3 +35,14 @@ class SkillState:
     frontmatter: Mapped[str] = mapped_column(Text, default="", server_default="")
     crlf: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     files: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+
+
+class LiveSkillState(SkillState):
+    """The columns of a live skill (`models.Skill`) that its revisions do not keep."""
+
+    #: The Nostr key of the author of a skill adopted from another key (None: the agent's).
+    nostr_author: Mapped[str | None] = mapped_column(String(64))
+    #: The name its SKILL.md exports, of any length, kept by every write
+    #: (`store.convert.exported_of`): a keystroke's lint reads the other skills' names here
+    #: instead of parsing every SKILL.md head of the agent.
+    exported_name: Mapped[str] = mapped_column(Text, default="", server_default="")

@@ -1,4 +1,4 @@
-"""The name each skill's SKILL.md exports, kept on the skill's row (`store.skills.exported_of`)
+"""The name each skill's SKILL.md exports, kept on the skill's row (`store.convert.exported_of`)
 so that a keystroke's lint reads the other skills' names instead of parsing their heads.
 
 Revision ID: 0016
@@ -32,7 +32,7 @@ def upgrade() -> None:
                                    server_default=''))
     # Every existing skill's name, as a write computes it (a row of the select reads as a
     # skill row does).
-    from webapp.store.skills import exported_of
+    from webapp.store.convert import exported_of
 
     bind = op.get_bind()
     for row in bind.execute(sa.select(_SKILLS)).all():

@@ -2,7 +2,7 @@
 
 The preview of a draft parses the SKILL.md head of the skill being edited, never those of
 the other skills (their exported names are kept on their rows when they are saved:
-`store.skills.exported_of`), and reads the database in the same number of statements
+`store.convert.exported_of`), and reads the database in the same number of statements
 whatever the number of skills. The time these counts stand for is `make bench-check`'s.
 """
 

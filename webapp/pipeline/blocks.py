@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .memo import memo, str_bytes, tuple_bytes
-from .origins import Origins, OriginsBuilder
+from .origins import Origins, OriginsBuilder, origin_spans
 from .placeholders import Placeholder, placeholder_counts
-from .result import Origin
+from .result import Diagnostic, Origin, SkillTrace
 from .roles import FenceTracker, marker_role, may_hold_marker
 from .sections import TEMPLATE_MARKER, split_template
 from .typed import lf_line_ends
@@ -105,6 +105,35 @@ class Piece(NamedTuple):
     def of(cls, block: Block) -> Piece:
         text, origins = block.trimmed()
         return cls(block.role or "system", block.skill, text, origins)
+
+
+class SkillResult(NamedTuple):
+    """What one skill adds to the context: its pieces, the diagnostics found, its trace,
+    its author's headings (`blocks.author_headings`, kept with a memoised result)."""
+
+    pieces: tuple[Piece, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    trace: SkillTrace
+    headings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pieces: tuple[Piece, ...], diagnostics: tuple[Diagnostic, ...],
+           trace: SkillTrace) -> SkillResult:
+        return cls(pieces, diagnostics, trace, author_headings(pieces))
+
+
+def author_headings(pieces: Sequence[Piece]) -> tuple[str, ...]:
+    """The lines of `pieces` that start with `#` and that a skill's text gave (not a value,
+    not a template's output), in order."""
+    found: list[str] = []
+    for piece in pieces:
+        if "#" not in piece.text:
+            continue
+        lines = piece.text.split("\n")
+        found += (line for start, count, kind, _ in origin_spans(piece.origins)
+                  if kind == "skill" for line in lines[start:start + count]
+                  if line.startswith("#"))
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)

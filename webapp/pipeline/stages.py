@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
-from .blocks import Block, Lines, ParsedSkill, Piece, splice, split_roles, traced
+from .blocks import Block, Lines, ParsedSkill, Piece, SkillResult, splice, split_roles, traced
 from .budgets import Allowance, over_budget_message
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
-from .origins import Origins, lines_where, origin_spans, picked, with_values
+from .origins import Origins, lines_where, picked, with_values
 from .placeholders import Placeholder, find_placeholders, split_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker, may_hold_marker
@@ -376,31 +376,6 @@ STAGES: tuple[tuple[str, Callable[[SkillRun, list[Block]], list[Block]]], ...] =
 )
 
 
-class SkillResult(NamedTuple):
-    """What one skill adds to the context: its pieces, the diagnostics found, its trace,
-    and its author's headings (`author_headings`: made with the result, so a memoised
-    skill's are not looked for again)."""
-
-    pieces: tuple[Piece, ...]
-    diagnostics: tuple[Diagnostic, ...]
-    trace: SkillTrace
-    headings: tuple[str, ...] = ()
-
-
-def author_headings(pieces: Sequence[Piece]) -> tuple[str, ...]:
-    """The lines of `pieces` that start with `#` and that a skill's text gave (not a value,
-    not a template's output), in order."""
-    found: list[str] = []
-    for piece in pieces:
-        if "#" not in piece.text:
-            continue
-        lines = piece.text.split("\n")
-        found += (line for start, count, kind, _ in origin_spans(piece.origins)
-                  if kind == "skill" for line in lines[start:start + count]
-                  if line.startswith("#"))
-    return tuple(found)
-
-
 def run_stages(skill: SkillRun, content: str,
                later: Callable[[], tuple[Stage, ...]] | None = None) -> SkillResult:
     """Run `skill` through every stage of `STAGES`, recording the text after each, or,
@@ -412,7 +387,6 @@ def run_stages(skill: SkillRun, content: str,
         blocks = stage(skill, blocks)
         if later is None:
             trace.append(Stage(name, *traced(blocks)))
-    pieces = tuple(Piece.of(block) for block in blocks)
-    return SkillResult(pieces, tuple(skill.diagnostics),
-                       SkillTrace(skill.d_tag, tuple(trace)) if later is None
-                       else SkillTrace(skill.d_tag, build=later), author_headings(pieces))
+    return SkillResult.of(tuple(Piece.of(block) for block in blocks), tuple(skill.diagnostics),
+                          SkillTrace(skill.d_tag, tuple(trace)) if later is None
+                          else SkillTrace(skill.d_tag, build=later))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp import models
+from webapp.agentskills import exported_name
 from webapp.pipeline import Agent, HistoryEntry, Scenario, Skill, Tool, ToolResult, Variable
 
 
@@ -57,3 +58,9 @@ def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
 def folder_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
     """The Agent Skills folder columns a skill row and its revisions share (`store.folders`)."""
     return {"frontmatter": row.frontmatter, "crlf": row.crlf, "files": list(row.files)}
+
+
+def exported_of(row: models.Skill | models.SkillRevision) -> str:
+    """The `name` the SKILL.md of a skill in this state exports (`agentskills.exported_name`,
+    a YAML round trip of its head): kept on the skill's row by every write."""
+    return exported_name(skill_of(row), row.frontmatter or "")

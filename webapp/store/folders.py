@@ -32,7 +32,7 @@ from .activity import record
 from .agents import AgentRef, get_agent
 from .convert import folder_fields, skill_of
 from .errors import NotFound, ValidationError
-from .skills import exported_names, get_skill, list_skills, save
+from .skills import get_skill, list_skills, save
 from .transactions import change
 
 
@@ -151,6 +151,18 @@ def _write_files(session: Session, agent: models.Agent, row: models.Skill,
     if saved.version != expected_version:
         record(session, agent, "skill.save", row.d_tag, f"version {saved.version}: {note}")
     return saved
+
+
+def exported_names(session: Session, agent: AgentRef, *, besides: str | None = None
+                   ) -> dict[str, str]:
+    """The name each live skill of the agent exports -> its d_tag, in adoption order (a name
+    two skills export: the later one's), leaving out the skill `besides`. Two columns read,
+    nothing parsed: what a keystroke's lint needs of the other skills."""
+    row = get_agent(session, agent)
+    query = (select(models.Skill.exported_name, models.Skill.d_tag)
+             .where(models.Skill.agent_id == row.id, models.Skill.deleted_at.is_(None))
+             .order_by(models.Skill.position, models.Skill.id))
+    return {name: d_tag for name, d_tag in session.execute(query) if d_tag != besides}
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,10 @@ from . import rules
 from .activity import record
 from .agents import agent_fields, find_agent, insert_agent, taken_agent
 from .errors import StoreError, ValidationError
-from .folders import check_files, folder_input, folder_of, manifest_of
+from .folders import check_files, exported_names, folder_input, folder_of, manifest_of
 from .skills import (
     Stale,
     conflict,
-    exported_names,
     find_skill,
     new_skill,
     taken_skill,

@@ -18,7 +18,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from webapp import models, pipeline
-from webapp.agentskills import exported_name
 from webapp.models import utcnow
 from webapp.pipeline import Skill, excerpt, rename_placeholders
 
@@ -26,7 +25,7 @@ from . import rules
 from .activity import names, record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
-from .convert import folder_fields, skill_fields, skill_of
+from .convert import exported_of, folder_fields, skill_fields, skill_of
 from .errors import AlreadyExists, Conflict, InUse, NotFound, ValidationError
 from .transactions import change, insert, rows
 
@@ -162,24 +161,6 @@ def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
                                      author=current_actor(), **fields))
     session.flush()
     return row
-
-
-def exported_of(row: models.Skill | models.SkillRevision) -> str:
-    """The `name` the SKILL.md of a skill in this state exports (`agentskills.exported_name`,
-    a YAML round trip of its head): kept on the skill's row by every write."""
-    return exported_name(skill_of(row), row.frontmatter or "")
-
-
-def exported_names(session: Session, agent: AgentRef, *, besides: str | None = None
-                   ) -> dict[str, str]:
-    """The name each live skill of the agent exports -> its d_tag, in adoption order (a name
-    two skills export: the later one's), leaving out the skill `besides`. Two columns read,
-    nothing parsed: what a keystroke's lint needs of the other skills."""
-    row = get_agent(session, agent)
-    query = (select(models.Skill.exported_name, models.Skill.d_tag)
-             .where(models.Skill.agent_id == row.id, models.Skill.deleted_at.is_(None))
-             .order_by(models.Skill.position, models.Skill.id))
-    return {name: d_tag for name, d_tag in session.execute(query) if d_tag != besides}
 
 
 class Stale(Exception):
