@@ -4,6 +4,7 @@ load."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 
 import pytest
 
@@ -94,3 +95,17 @@ def test_reset_forgets_the_counts_of_pieces():
     tokens._loader.reset()
     assert len(tokens._counts) == 0
     assert count_tokens("a piece to remember").exact
+
+
+@pytest.mark.parametrize("data", [b"IQ== 0\nIg==\n", b"IQ== zero\n"])
+def test_a_file_with_the_right_hash_that_does_not_parse_is_refused(monkeypatch, data):
+    """(The hash is the shipped file's; here it is made to match a file that is broken.)"""
+    monkeypatch.setattr(tokens, "EXPECTED_SHA256", hashlib.sha256(data).hexdigest())
+    with pytest.raises(EncodingUnavailable, match="does not parse"):
+        load_ranks(data)
+
+
+def test_each_line_is_a_token_and_its_rank(monkeypatch):
+    data = b"IQ== 0\nIg== 1\n"
+    monkeypatch.setattr(tokens, "EXPECTED_SHA256", hashlib.sha256(data).hexdigest())
+    assert load_ranks(data) == {b"!": 0, b'"': 1}
