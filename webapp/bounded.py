@@ -14,7 +14,8 @@ where a worker waits for a core, does not make ordinary text overrun; and the ca
 
 - `markdown` 1.0: rendering markdown to HTML;
 - `highlight` 1.0: highlighting markdown source and JSON;
-- `diff` 1.0: a line diff with its changed words marked.
+- `diff` 1.0: a line diff with its changed words marked;
+- `regex` 0.5: a context test's pattern over a long text (`context_tests.bounded_search`).
 
 Within a request, all the calls together also stay within the request's budget
 (`request_budget`, 1.5 s by default; `UNTRUSTED_WORK_SECONDS` in the app's config): once it
@@ -52,7 +53,7 @@ from webapp.lru import LRU
 V = TypeVar("V")
 
 #: Seconds each kind of work may take in one call.
-DEADLINES: Final = {"markdown": 1.0, "highlight": 1.0, "diff": 1.0}
+DEADLINES: Final = {"markdown": 1.0, "highlight": 1.0, "diff": 1.0, "regex": 0.5}
 #: Seconds all the bounded work of one request may take together, unless the app says.
 REQUEST_SECONDS: Final = 1.5
 #: How many times its CPU seconds a piece of work is waited for, at most, on a loaded

@@ -13,7 +13,18 @@ from typing import Any
 
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
-from webapp.pipeline import Context, TestResult, Workspace, assemble, run_tests, skills_in
+from webapp import bounded
+from webapp.pipeline import (
+    DIRECT_SEARCH,
+    Context,
+    TestResult,
+    Workspace,
+    assemble,
+    run_tests,
+    search_cost,
+    search_pattern,
+    skills_in,
+)
 from webapp.tokens import count_tokens
 
 
@@ -47,7 +58,22 @@ def run(workspace: Workspace, scenario: str | None = None,
     ones unless the agent switched them off."""
     return TestRun(tuple(run_tests(workspace, lambda text: count_tokens(text).n,
                                    scenario=scenario, contexts=contexts,
-                                   builtin=workspace.agent.builtin_tests)))
+                                   builtin=workspace.agent.builtin_tests,
+                                   search=bounded_search)))
+
+
+def bounded_search(pattern: str, text: str) -> bool | None:
+    """A `regex` test's search: on this thread when its worst case is small
+    (`pipeline.DIRECT_SEARCH` characters × instructions), else in a worker under the
+    `regex` deadline (`bounded`); None when it overran."""
+    if search_cost(pattern, text) <= DIRECT_SEARCH:
+        return search_pattern(pattern, text)
+    found = bounded.run("regex", _search, [(pattern, text)]).results[0]
+    return None if found is bounded.OVERRUN else found
+
+
+def _search(item: tuple[str, str]) -> bool | None:
+    return search_pattern(*item)
 
 
 def run_for_skill(workspace: Workspace, d_tag: str,

@@ -43,8 +43,10 @@ from .bundle import (
 from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .expectations import (
     CHECKS,
+    DIRECT_SEARCH,
     ContextShape,
     Expectation,
+    Search,
     TestResult,
     builtin_checks,
     pattern_problem,
@@ -52,6 +54,8 @@ from .expectations import (
     run_expectations,
     run_tests,
     scoped_text,
+    search_cost,
+    search_pattern,
     skills_in,
 )
 from .explain import explain
@@ -138,6 +142,10 @@ __all__ = [
     "read_expectations",
     "run_expectations",
     "run_tests",
+    "DIRECT_SEARCH",
+    "Search",
+    "search_cost",
+    "search_pattern",
     "scoped_text",
     "skills_in",
     "BUILTIN_ALIASES",
