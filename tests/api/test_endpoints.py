@@ -203,6 +203,38 @@ def test_posted_inputs_replace_the_scenarios(client, published, token):
     assert posted["document"] != plain["document"]
 
 
+MOCK_NPUB = "npub1kfc89dlu9m05tvfnry4l3jjacqpp930sz4kaghcmg9vrrrceg44qf80xae"
+
+
+def test_a_turn_without_a_scenario_carries_no_mock_data(client, published, token):
+    """The demo's mock npub reaches a turn only when the turn names the scenario, and the
+    answer then says which inputs the scenario gave."""
+    headers = token("assemble")
+    alone = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                        json={"message": "Who mentioned me?"}).get_json()
+    assert MOCK_NPUB not in alone["document"] and alone["scenario"] is None
+    assert alone["from_scenario"] == []
+    named = {d["message"].split("`")[3] for d in alone["diagnostics"]
+             if d["code"] == "tool-not-called"}
+    assert named == {"agent_identity", "nostr_agent_profile"}
+    given = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                        json={"scenario": SCENARIO, "message": "Who mentioned me?"}).get_json()
+    assert MOCK_NPUB in given["document"]
+    assert given["from_scenario"] == ["trigger", "history", "tool_results.agent_identity",
+                                      "tool_results.nostr_agent_profile"]
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    ({"tool_results": {"agent_identty": {"success": True, "content": "npub1x"}}},
+     "tool_results: the snapshot has no tool 'agent_identty'; did you mean 'agent_identity'?"),
+    ({"variables": {"agent_profil": "x"}}, "variables: the snapshot has no name 'agent_profil'"),
+    ({"scenario": "admin asks about mention"}, "did you mean 'admin asks about mentions'?"),
+])
+def test_a_misspelled_name_is_a_422_naming_it(client, published, token, body, named):
+    response = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble"), json=body)
+    assert is_problem(response, 422) and named in response.get_json()["detail"]
+
+
 def test_the_draft_needs_the_draft_scope(app, client, published, token):
     with app.app_context():
         session = db.get_session()

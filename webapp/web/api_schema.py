@@ -70,16 +70,20 @@ class AssembleRequest(BaseModel):
 
     snapshot: str | int = Field(
         "production", description="a number, a label, `latest`, or `draft` (the `draft` scope)")
-    scenario: str | None = Field(None, description="supplies every input not posted "
-                                                   "(default: the snapshot's first scenario)")
+    scenario: str | None = Field(
+        None, description="a scenario of the snapshot, which supplies every input not posted "
+                          "(its message, trigger, history, event, provider and the mock tools' "
+                          "data); none: the turn's inputs are the request's alone")
     trigger: str | None = Field(None, max_length=200)
     message: str | None = Field(None, max_length=LONGEST_TEXT)
     tool_results: dict[str, Any] = Field(
         default_factory=dict, max_length=MOST_ENTRIES,
-        description="tool name -> its result (JSON), replacing the mock tool's data")
+        description="a tool of the snapshot -> its result (JSON); a tool not posted is not "
+                    "called, unless a scenario is named (then its mock data is used)")
     variables: dict[str, Any] = Field(
         default_factory=dict, max_length=MOST_ENTRIES,
-        description="`{{name}}` -> value, for names no binding gives")
+        description="`{{name}}` -> value, for names the skills write that no skill, binding "
+                    "or built-in gives")
     history: list[HistoryItem] | None = Field(None, max_length=MOST_ENTRIES)
     provider: Literal["openai", "anthropic"] | None = None
 
@@ -103,8 +107,12 @@ class AssembleAnswer(BaseModel):
 
     snapshot: int | None = Field(description="null for the draft")
     digest: str
-    scenario: str | None
+    scenario: str | None = Field(description="null when the turn named none")
     trigger: str
+    from_scenario: list[str] = Field(
+        description="the inputs the named scenario supplied because the turn did not post "
+                    "them: `trigger`, `message`, `history`, `event`, `provider`, and "
+                    "`tool_results.NAME` for each mock tool's data; empty without a scenario")
     document: str
     messages: list[dict[str, str]]
     request_body: dict[str, Any] = Field(description="the provider's request body "

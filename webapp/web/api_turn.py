@@ -10,8 +10,8 @@ no bundle parse.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from webapp.lru import LRU
 from webapp.pipeline import (
@@ -21,9 +21,12 @@ from webapp.pipeline import (
     Tool,
     Workspace,
     assemble,
+    closest,
+    excerpt,
     load_bundle,
     parse_json,
     parse_log_entry,
+    value_names,
 )
 from webapp.tokens import count_tokens
 from webapp.views.messages import Models, messages_text, request_bodies
@@ -52,39 +55,75 @@ def snapshot_workspace(digest: str, bundle: Callable[[], str]) -> Workspace:
     return workspace
 
 
-def turn_inputs(workspace: Workspace, turn: AssembleRequest
-                ) -> tuple[Workspace, Scenario | None]:
-    """The workspace with the posted tool results and values in place of the mock tools'
-    data, and the scenario (named, else the first) with the posted history and provider.
+class TurnInputs(NamedTuple):
+    """What a turn assembles from: the workspace with the posted tool results, the
+    scenario (None: no input but the request's) and the inputs the scenario supplied."""
 
-    Raises `TurnProblem`: no such scenario; a value posted for a name a binding gives.
+    workspace: Workspace
+    scenario: Scenario | None
+    from_scenario: list[str]
+
+
+def turn_inputs(workspace: Workspace, turn: AssembleRequest) -> TurnInputs:
+    """The workspace and scenario a turn assembles from. A turn that names a scenario gets
+    its inputs (and the mock tools' data) for what it does not post, and they are listed;
+    a turn that names none has the request's inputs alone: a tool it posts no result for
+    is not called (`tool-not-called`).
+
+    Raises `TurnProblem`: a scenario, tool or value name the snapshot does not know (with
+    the closest names it does), a value posted for a name a binding gives.
     """
-    names = [scenario.name for scenario in workspace.scenarios]
-    if turn.scenario is not None and turn.scenario not in names:
-        raise TurnProblem("scenario", f"no scenario named {turn.scenario[:200]!r} in this "
-                                      "snapshot")
-    bound = {variable.name for variable in workspace.variables}
-    taken = sorted(name for name in turn.variables if name in bound)
-    if taken:
-        raise TurnProblem("variables", f"{taken[0][:200]!r} is a binding of a tool: post the "
-                                       "tool's result in tool_results instead")
+    _check_names(workspace, turn)
+    base = workspace.scenarios_by_name[turn.scenario] if turn.scenario is not None else None
     posted = {**turn.variables, **turn.tool_results}
     tools = [dataclasses.replace(tool, result=posted[tool.name], results_by_args=())
-             if tool.name in posted else tool for tool in workspace.tools]
-    known = {tool.name for tool in workspace.tools}
+             if tool.name in posted else tool if base is not None
+             else dataclasses.replace(tool, called=False) for tool in workspace.tools]
+    known = workspace.tools_by_name
     tools += [Tool(name, result=value) for name, value in posted.items() if name not in known]
     workspace = dataclasses.replace(workspace, tools=tuple(tools))
-    base = next((s for s in workspace.scenarios if s.name == turn.scenario),
-                workspace.scenarios[0] if workspace.scenarios else None)
-    if base is None and turn.history is None and turn.provider is None:
-        return workspace, None
-    scenario = base or Scenario("(posted)")
+    scenario = base or Scenario("")
     if turn.history is not None:
         scenario = dataclasses.replace(scenario, history=tuple(
             HistoryEntry(item.role, item.content, item.created_at) for item in turn.history))
     if turn.provider is not None:
         scenario = dataclasses.replace(scenario, provider=turn.provider)
-    return workspace, scenario
+    if base is None:
+        return TurnInputs(workspace, scenario, [])
+    supplied = {"trigger": turn.trigger is None, "message": turn.message is None and base.message,
+                "history": turn.history is None and base.history,
+                "event": base.event is not None,
+                "provider": turn.provider is None and base.provider is not None}
+    return TurnInputs(workspace, scenario, [name for name, took in supplied.items() if took] + [
+        f"tool_results.{tool.name}" for tool in known.values() if tool.name not in posted])
+
+
+def _check_names(workspace: Workspace, turn: AssembleRequest) -> None:
+    """Refuse a name the snapshot does not know, saying which it does that is closest."""
+    if turn.scenario is not None and turn.scenario not in workspace.scenarios_by_name:
+        raise _unknown("scenario", "scenario", turn.scenario, workspace.scenarios_by_name)
+    for name in turn.tool_results:
+        if name not in workspace.tools_by_name:
+            raise _unknown("tool_results", "tool", name, workspace.tools_by_name)
+    if not turn.variables:
+        return
+    bound = workspace.variables_by_name
+    taken = sorted(name for name in turn.variables if name in bound)
+    if taken:
+        raise TurnProblem("variables", f"{excerpt(taken[0])} is a binding of the tool "
+                                       f"{excerpt(bound[taken[0]].tool)}: post the tool's "
+                                       "result in tool_results instead")
+    fillable = value_names(workspace)
+    for name in sorted(set(turn.variables) - set(fillable)):
+        raise _unknown("variables", "name", name, fillable,
+                       " for a value to fill (a `{{name}}` its skills write)")
+
+
+def _unknown(field: str, what: str, name: str, known: Iterable[str], why: str = ""
+             ) -> TurnProblem:
+    close = closest(name, known)
+    hint = f"; did you mean {' or '.join(excerpt(c) for c in close)}?" if close else ""
+    return TurnProblem(field, f"the snapshot has no {what} {excerpt(name)}{why}{hint}")
 
 
 def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
@@ -92,13 +131,14 @@ def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
     """The fields of an `AssembleAnswer` but the snapshot's: what the editor's preview
     shows for these inputs (document, messages, the provider's request body, the log
     entry, every diagnostic, token counts)."""
-    workspace, scenario = turn_inputs(workspace, turn)
+    workspace, scenario, from_scenario = turn_inputs(workspace, turn)
     context = assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
     provider = (scenario.provider if scenario else None) or "openai"
     bodies = {body.slug: body.value for body in request_bodies(context.messages, models)}
     document = count_tokens(context.document)
     return {
         "scenario": context.scenario, "trigger": context.trigger,
+        "from_scenario": from_scenario,
         "document": context.document, "messages": context.messages,
         "request_body": bodies.get(provider, bodies["openai"]),
         "log_entry": context.log_entry,
