@@ -151,7 +151,7 @@ def test_moving_production_back_is_what_the_api_serves(app, client, published, t
     assert moved.status_code == 200 and moved.headers["X-Snapshot-Number"] == "1"
 
 
-@pytest.mark.parametrize("ref", ["staging", "9", "0", "draft", "x" * 300])
+@pytest.mark.parametrize("ref", ["staging", "9", "0", "draft", "x" * 300, "²", "1234567890"])
 def test_a_reference_to_nothing_is_a_404_problem(client, published, token, ref):
     assert is_problem(client.get(SNAPSHOT.format(agent="Simon", ref=ref),
                                  headers=token("read")), 404)

@@ -203,18 +203,30 @@ class SnapshotRef:
     digest: str
 
 
-def resolve(session: Session, agent: AgentRef, ref: str) -> SnapshotRef:
-    """The snapshot `ref` names (a number, `latest`, or a label), read without its bundle
+def snapshot_number(ref: str) -> int | None:
+    """The number `ref` is when it names a snapshot by number (ASCII digits, at most nine:
+    not `²`, which `int` refuses, nor a number no row can have), else None."""
+    return int(ref) if ref.isascii() and ref.isdigit() and len(ref) <= 9 else None
+
+
+def resolve(session: Session, agent: AgentRef, ref: str = PRODUCTION) -> SnapshotRef:
+    """The snapshot `ref` names (a number, `latest`, or a label; by default the
+    `production` label, what the agent is served), read without its bundle
     (`snapshot_bundle` reads it when needed: a revalidation never does); raises `NotFound`.
 
-    An agent's id is taken as it is (the runtime API has just read it with its key)."""
-    agent_id = agent if isinstance(agent, int) else get_agent(session, agent).id
+    The one answer to "which snapshot does this label give": the pages, the CLI, Nostr
+    and the runtime API all ask it (the API's key check reads the same label's row in
+    its one query, `api_keys.authenticate`). An agent's id is taken as it is (the runtime
+    API has just read it with its key)."""
+    row = None if isinstance(agent, int) else get_agent(session, agent)
+    agent_id = agent if row is None else row.id
     columns = select(models.PublishedSnapshot.id, models.PublishedSnapshot.number,
                      models.PublishedSnapshot.digest).where(
         models.PublishedSnapshot.agent_id == agent_id)
-    if ref.isdigit() and len(ref) <= 9:
+    number = snapshot_number(ref)
+    if number is not None:
         found = session.execute(columns.where(
-            models.PublishedSnapshot.number == int(ref))).first()
+            models.PublishedSnapshot.number == number)).first()
     elif ref == "latest":
         found = session.execute(columns.order_by(
             models.PublishedSnapshot.number.desc()).limit(1)).first()
@@ -225,10 +237,29 @@ def resolve(session: Session, agent: AgentRef, ref: str) -> SnapshotRef:
             api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
             .where(api_models.Label.name == ref)).first()
     if found is None:
-        what = (f"#{ref}" if ref.isdigit() else "published" if ref == "latest"
+        what = (f"#{ref}" if number is not None else "published" if ref == "latest"
                 else f"labelled {excerpt(ref)}" if label_problem(ref) is None else excerpt(ref))
-        raise NotFound(f"no snapshot {what} of this agent")
+        whose = "this agent" if row is None else f"agent {row.name!r}"
+        raise NotFound(f"no snapshot {what} of {whose}")
     return SnapshotRef(*found)
+
+
+def labelled_snapshot(session: Session, agent: AgentRef, ref: str = PRODUCTION
+                      ) -> models.PublishedSnapshot:
+    """The snapshot `ref` gives (`resolve`: by default what `production` serves), whole,
+    with its bundle; raises `NotFound`."""
+    row = get_agent(session, agent)
+    return get_snapshot(session, row, resolve(session, row, ref).number)
+
+
+def labelled_or_none(session: Session, agent: AgentRef, ref: str = PRODUCTION
+                     ) -> models.PublishedSnapshot | None:
+    """`labelled_snapshot`, or None when the label points nowhere (the agent exists)."""
+    row = get_agent(session, agent)
+    try:
+        return labelled_snapshot(session, row, ref)
+    except NotFound:
+        return None
 
 
 def snapshot_bundle(session: Session, snapshot: SnapshotRef) -> str:

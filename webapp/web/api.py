@@ -103,7 +103,7 @@ def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
 
 def label_of(ref: str) -> str | None:
     """`ref` when it can only be a label (not a number, not `latest`)."""
-    return None if ref.isdigit() or ref == "latest" else ref
+    return None if store.snapshot_number(ref) is not None or ref == "latest" else ref
 
 
 def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict[str, Any]:
@@ -137,7 +137,7 @@ def snapshot(agent: str, ref: str) -> Response:
     """The snapshot `ref` names (a number, a label or `latest`) as its canonical bundle,
     byte for byte; `ETag` is its digest, and `If-None-Match` answers 304."""
     found = resolved(api_key(agent, "read", label_of(ref)), ref)
-    numbered = ref.isdigit()
+    numbered = store.snapshot_number(ref) is not None
     if request.if_none_match.contains(found.digest):
         response = Response(status=304)
     else:
