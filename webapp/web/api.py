@@ -42,6 +42,7 @@ from .api_turn import (
     sent_messages,
     snapshot_workspace,
 )
+from .compression import keeping_etag
 from .forms import json_body
 from .problems import problem
 from .security import takes_api_key
@@ -52,6 +53,9 @@ Body = TypeVar("Body", bound=BaseModel)
 #: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
 #: shared cache from answering a request with another key's (or none).
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: The answer depends on the encoding asked for and on the key: no shared cache gives one
+#: client's answer to another.
+VARY = "Accept-Encoding, Authorization"
 #: The header that names the snapshot a label or `latest` resolved to.
 SNAPSHOT_HEADER = "X-Snapshot-Number"
 #: The refusals each route documents, all of them problems.
@@ -138,16 +142,17 @@ def snapshot(agent: str, ref: str) -> Response:
     byte for byte; `ETag` is its digest, and `If-None-Match` answers 304."""
     found = resolved(api_key(agent, "read", label_of(ref)), ref)
     numbered = store.snapshot_number(ref) is not None
-    if request.if_none_match.contains(found.digest):
-        response = Response(status=304)
-    else:
-        bundle = store.snapshot_bundle(get_session(), found)
-        response = Response(bundle.encode("utf-8"), mimetype="application/json")
-    response.set_etag(found.digest)
-    response.headers["Cache-Control"] = IMMUTABLE if numbered else "no-cache"
-    response.headers["Vary"] = "Authorization"
-    response.headers[SNAPSHOT_HEADER] = str(found.number)
-    return response
+    headers = {"Cache-Control": IMMUTABLE if numbered else "no-cache", "Vary": VARY,
+               SNAPSHOT_HEADER: str(found.number)}
+    # Weak comparison (RFC 9110, 13.1.2): `W/"<digest>"`, as a proxy that changed the
+    # encoding sends it back, names the same bundle as `"<digest>"`.
+    if request.if_none_match.contains_weak(found.digest):
+        response = Response(status=304, headers=headers)
+        response.set_etag(found.digest)
+        return response
+    bundle = store.snapshot_bundle(get_session(), found)
+    response = Response(bundle.encode("utf-8"), mimetype="application/json", headers=headers)
+    return keeping_etag(response, found.digest)
 
 
 @bp.post("/agents/<agent>/assemble")
