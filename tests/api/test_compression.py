@@ -20,7 +20,7 @@ def test_the_etag_is_the_digest_of_the_decoded_body(client, published, token, en
     response = client.get(URL, headers=headers)
     assert response.headers.get("Content-Encoding", "identity") == encoding
     body = DECODE[encoding](response.data)
-    assert response.headers["ETag"] == '"%s"' % hashlib.sha256(body).hexdigest()
+    assert response.headers["ETag"] == f'"{hashlib.sha256(body).hexdigest()}"'
     assert response.headers["X-Snapshot-Number"] == "2"
     assert response.headers["Vary"] == "Accept-Encoding, Authorization"
     again = client.get(URL, headers={**headers, "If-None-Match": response.headers["ETag"]})
