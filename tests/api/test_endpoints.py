@@ -288,6 +288,25 @@ def test_failed_keys_are_throttled(client, published, token):
     assert client.get(SNAPSHOTS.format(agent="Simon"), headers=good).status_code == 200
 
 
+@pytest.mark.parametrize("authorization", [None, "Bearer", "Bearer   ", "Basic abc"])
+def test_a_missing_key_is_a_401_even_from_a_throttled_address(client, published,
+                                                              authorization):
+    """Only wrong keys are throttled: a request with no key guessed nothing."""
+    for _ in range(store.throttling.FREE_FAILURES + 1):
+        client.get(SNAPSHOTS.format(agent="Simon"), headers={"Authorization": "Bearer se_x"})
+    headers = {"Authorization": authorization} if authorization else {}
+    missing = client.get(SNAPSHOTS.format(agent="Simon"), headers=headers)
+    assert is_problem(missing, 401) and "Retry-After" not in missing.headers
+    assert missing.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_missing_keys_are_not_counted_as_failures(client, published):
+    for _ in range(store.throttling.FREE_FAILURES + 3):
+        assert client.get(SNAPSHOTS.format(agent="Simon")).status_code == 401
+    wrong = client.get(SNAPSHOTS.format(agent="Simon"), headers={"Authorization": "Bearer se_x"})
+    assert is_problem(wrong, 401)
+
+
 def test_the_openapi_document_is_made_from_the_models(client, published):
     from webapp.web.api_schema import AssembleAnswer, AssembleRequest
 
