@@ -161,8 +161,8 @@ def authenticate(session: Session, token: str | None, address: str, agent: str |
 
     Raises `BadKey` for no token at all (never throttled: nothing was guessed);
     `Throttled` when this address failed too often lately, else `BadKey` (recorded as a
-    failure) for a token that is no live key's; `NotFound` for an agent the key may not see, the same
-    as for an agent that does not exist or is in the trash.
+    failure) for a token that is no live key's; `NotFound` for an agent the key may not
+    see, the same as for an agent that does not exist or is in the trash.
     """
     now = now or utcnow()
     if not token:  # no key at all: nothing was guessed, so nothing to throttle

@@ -38,6 +38,8 @@ from .api_turn import (
     UNCHECKED,
     TurnProblem,
     assemble_turn,
+    entry_fields,
+    expected_context,
     runtime_check,
     sent_messages,
     snapshot_workspace,
@@ -187,19 +189,19 @@ def log(agent: str) -> Response:
     try:
         posted = ([m.model_dump() for m in report.messages]
                   if report.messages is not None else None)
-        sent, document = sent_messages(report.log_entry, posted)
-        check = UNCHECKED
+        sent = sent_messages(report.log_entry, posted)
+        check, expected = UNCHECKED, None
         if report.snapshot is not None:
             workspace, number, digest = turn_workspace(grant, str(report.snapshot))
-            expected = assemble_turn(workspace, report, preview_models(current_app.config))
-            check = runtime_check(sent, expected["messages"], number, digest)
+            expected = expected_context(workspace, report)
+            check = runtime_check(sent.messages, expected.messages, number, digest)
     except TurnProblem as exc:
         raise ApiError(422, str(exc)) from None
     try:
         entry = store.log_runtime(
-            get_session(), grant.agent_id or 0, sent, document=document,
-            summary=report.log_entry or "", scenario=report.scenario,
-            trigger=report.trigger or "", check=check,
+            get_session(), grant.agent_id or 0, sent.messages, document=sent.document,
+            summary=report.log_entry or "", check=check,
+            **entry_fields(report, sent, expected),
             author=f"API key #{grant.key_id}" + (f" {grant.name}" if grant.name else ""))
     except store.ValidationError as exc:
         raise ApiError(422, str(exc)) from None

@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 
 from webapp.lru import LRU
 from webapp.pipeline import (
+    Context,
     HistoryEntry,
+    LogEntry,
     LogFormatError,
     Scenario,
     Tool,
@@ -126,6 +128,13 @@ def _unknown(field: str, what: str, name: str, known: Iterable[str], why: str = 
     return TurnProblem(field, f"the snapshot has no {what} {excerpt(name)}{why}{hint}")
 
 
+def expected_context(workspace: Workspace, turn: AssembleRequest) -> Context:
+    """What `workspace` assembles from the turn's inputs: the context `assemble_turn`
+    answers with, and what a runtime's report is checked against."""
+    workspace, scenario, _ = turn_inputs(workspace, turn)
+    return assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
+
+
 def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
                   ) -> dict[str, Any]:
     """The fields of an `AssembleAnswer` but the snapshot's: what the editor's preview
@@ -148,19 +157,41 @@ def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
     }
 
 
-def sent_messages(log_entry: str | None, messages: list[dict[str, str]] | None
-                  ) -> tuple[list[dict[str, str]], str]:
-    """The messages a runtime reports it sent, and the document they came from (the log
-    entry's, else the messages laid out as text). Raises `TurnProblem`: a log entry that
-    is not exactly one entry of the context log's format."""
+class Sent(NamedTuple):
+    """What a runtime reports it sent: the messages, the document they came from, and the
+    header of its log entry (None when it posted messages)."""
+
+    messages: list[dict[str, str]]
+    document: str
+    header: LogEntry | None
+
+
+def sent_messages(log_entry: str | None, messages: list[dict[str, str]] | None) -> Sent:
+    """What a runtime reports it sent: its log entry read back, else the messages laid out
+    as text. Raises `TurnProblem`: a log entry that is not exactly one entry of the
+    context log's format."""
     if log_entry is None:
         sent = [{"role": m["role"], "content": m["content"]} for m in messages or []]
-        return sent, messages_text(sent)
+        return Sent(sent, messages_text(sent), None)
     try:
         entry = parse_log_entry(log_entry)
     except LogFormatError as exc:
         raise TurnProblem("log_entry", str(exc)) from None
-    return entry.messages, log_entry.partition("\n")[2]
+    return Sent(entry.messages, log_entry.partition("\n")[2], entry)
+
+
+def entry_fields(report: AssembleRequest, sent: Sent, expected: Context | None
+                 ) -> dict[str, Any]:
+    """The scenario, trigger and problems of a runtime's log entry: what the report posts,
+    else the check's assembly (its trigger and diagnostics), else what the entry's header
+    names (its scenario, trigger and problem counts)."""
+    header = sent.header
+    trigger = report.trigger or (expected.trigger if expected else "") or (
+        header.trigger if header else "")
+    diagnostics, counts = (([d.to_dict() for d in expected.diagnostics], expected.counts())
+                           if expected else ([], header.counts if header else {}))
+    return {"scenario": report.scenario or (header.scenario if header else None),
+            "trigger": trigger, "diagnostics": diagnostics, "counts": counts}
 
 
 def runtime_check(sent: list[dict[str, str]], expected: list[dict[str, str]],
