@@ -156,9 +156,7 @@ def publish(session: Session, agent: AgentRef, note: str, expected_latest: int,
     if tests["failed"]:
         record(session, row, "publish.override", f"#{snapshot.number}",
                f"{tests['failed']} failing: {tests['override']['note']}")
-    if label is not None:
-        point_at(session, row, label, snapshot)
-    enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
+    _announce(session, row, snapshot, previous, label)
     return snapshot
 
 
@@ -177,10 +175,19 @@ def republish(session: Session, agent: AgentRef, number: int, note: str, expecte
     previous = latest_snapshot(session, row)
     snapshot = _append(session, row, old.bundle, dict(old.skill_versions), note,
                        expected_latest, republished=old.number)
-    if label is not None:
-        point_at(session, row, label, snapshot)
-    enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
+    _announce(session, row, snapshot, previous, label)
     return snapshot
+
+
+def _announce(session: Session, agent: models.Agent, snapshot: models.PublishedSnapshot,
+              previous: models.PublishedSnapshot | None, label: str | None) -> None:
+    """Tell the webhooks of a publish, then point `label` at it: `snapshot.published` is
+    written to the outbox before `label.moved`, so a receiver hears of the snapshot first
+    (a refused label still rolls both back, with the whole publish)."""
+    enqueue(session, agent, "snapshot.published",
+            published_data(agent, snapshot, previous, label))
+    if label is not None:
+        point_at(session, agent, label, snapshot)
 
 
 @change
