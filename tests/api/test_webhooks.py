@@ -18,7 +18,7 @@ from webapp import api_models, delivery, store
 from webapp.cli import main
 from webapp.models import utcnow
 from webapp.store.webhooks import ALLOW_PRIVATE, RETRIES, url_problem
-from webapp.web.api_schema import SnapshotInfo
+from webapp.web.api_schema import WEBHOOK_EVENTS, SnapshotInfo
 
 
 @pytest.fixture
@@ -128,6 +128,21 @@ def test_webhook_times_are_written_as_the_api_writes_them(session, agent):
     assert payload["data"]["snapshot"]["published_at"] == api.model_dump(mode="json")[
         "published_at"]
     assert payload["data"]["snapshot"]["published_at"].endswith("Z")
+
+
+def test_every_payload_is_what_the_document_says(session, agent):
+    """The document's `webhooks` are made from `WEBHOOK_EVENTS`: each payload written
+    (a publish, a rollback, a test) is valid against its model, with no field unknown."""
+    made = store.webhooks.add_webhook(session, agent, "https://hooks.example.com/all")
+    store.publish(session, agent, "first", 0)
+    store.create_skill(session, agent, "more", triggers=["dm"], content="More.\n")
+    store.publish(session, agent, "second", 1)
+    store.move_label(session, agent, "production", 1)
+    store.webhooks.send_test(session, agent, made.webhook.id)
+    payloads = [m.payload for m in messages(session)]
+    assert {p["type"] for p in payloads} == set(WEBHOOK_EVENTS)
+    for payload in payloads:
+        WEBHOOK_EVENTS[payload["type"]].model_validate(payload)
 
 
 def test_a_publish_that_rolls_back_sends_nothing(session, agent):

@@ -176,7 +176,7 @@ def authenticate(session: Session, token: str | None, address: str, agent: str |
         address = (address or "unknown")[:models.ADDRESS_LENGTH]
         retry_at = throttled_until(session, THROTTLE_NAME, address, now)
         if retry_at is not None:
-            raise Throttled(retry_at, now)
+            raise Throttled(retry_at, now, "wrong API keys from this address")
         record_failure(session, THROTTLE_NAME, address, now)
         raise BadKey("no API key, or not a valid one (revoked, or never made)")
     if agent is not None and (found.agent_id is None

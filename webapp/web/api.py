@@ -25,6 +25,7 @@ from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
 
 from .access import ANYONE, API_KEY, requires
+from .api_document import openapi_document
 from .api_schema import (
     SPEC,
     AssembleAnswer,
@@ -60,8 +61,10 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 VARY = "Accept-Encoding, Authorization"
 #: The header that names the snapshot a label or `latest` resolved to.
 SNAPSHOT_HEADER = "X-Snapshot-Number"
-#: The refusals each route documents, all of them problems.
-ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 422, 429)}
+#: The refusals each route documents, all of them problems: a read's, and a post's (whose
+#: body may be too large, not JSON or not what the model says).
+READ_ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 429)}
+POST_ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 413, 415, 422, 429)}
 
 
 class ApiError(HTTPException):
@@ -120,7 +123,7 @@ def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict
 
 @bp.get("/agents/<agent>/snapshots")
 @takes_api_key
-@SPEC.validate(resp=Answers(HTTP_200=SnapshotList, **ERRORS), skip_validation=True,
+@SPEC.validate(resp=Answers(HTTP_200=SnapshotList, **READ_ERRORS), skip_validation=True,
                tags=["snapshots"])
 @requires(API_KEY)
 def snapshots(agent: str) -> Response:
@@ -136,7 +139,7 @@ def snapshots(agent: str) -> Response:
 
 @bp.get("/agents/<agent>/snapshots/<ref>")
 @takes_api_key
-@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **ERRORS), skip_validation=True,
+@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **READ_ERRORS), skip_validation=True,
                tags=["snapshots"])
 @requires(API_KEY)
 def snapshot(agent: str, ref: str) -> Response:
@@ -159,7 +162,7 @@ def snapshot(agent: str, ref: str) -> Response:
 
 @bp.post("/agents/<agent>/assemble")
 @takes_api_key
-@SPEC.validate(json=AssembleRequest, resp=Answers(HTTP_200=AssembleAnswer, **ERRORS),
+@SPEC.validate(json=AssembleRequest, resp=Answers(HTTP_200=AssembleAnswer, **POST_ERRORS),
                skip_validation=True, tags=["assemble"])
 @requires(API_KEY)
 def assemble(agent: str) -> Response:
@@ -178,7 +181,7 @@ def assemble(agent: str) -> Response:
 
 @bp.post("/agents/<agent>/log")
 @takes_api_key
-@SPEC.validate(json=LogRequest, resp=Answers(HTTP_201=LogAnswer, **ERRORS),
+@SPEC.validate(json=LogRequest, resp=Answers(HTTP_201=LogAnswer, **POST_ERRORS),
                skip_validation=True, tags=["log"])
 @requires(API_KEY)
 def log(agent: str) -> Response:
@@ -229,7 +232,7 @@ def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, in
 @requires(ANYONE)
 def openapi() -> Response:
     """The OpenAPI 3.1 document, made from the models the routes validate with."""
-    return Response(json.dumps(SPEC.spec), mimetype="application/json")
+    return Response(json.dumps(openapi_document(SPEC.spec)), mimetype="application/json")
 
 
 def read_body(model: type[Body]) -> Body:
