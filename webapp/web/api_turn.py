@@ -59,10 +59,11 @@ def snapshot_workspace(digest: str, bundle: Callable[[], str]) -> Workspace:
 
 class TurnInputs(NamedTuple):
     """What a turn assembles from: the workspace with the posted tool results, the
-    scenario (None: no input but the request's) and the inputs the scenario supplied."""
+    scenario (the named one with the posted history and provider, else one named "" that
+    holds only what was posted) and the inputs the named scenario supplied."""
 
     workspace: Workspace
-    scenario: Scenario | None
+    scenario: Scenario
     from_scenario: list[str]
 
 
@@ -78,9 +79,14 @@ def turn_inputs(workspace: Workspace, turn: AssembleRequest) -> TurnInputs:
     _check_names(workspace, turn)
     base = workspace.scenarios_by_name[turn.scenario] if turn.scenario is not None else None
     posted = {**turn.variables, **turn.tool_results}
-    tools = [dataclasses.replace(tool, result=posted[tool.name], results_by_args=())
-             if tool.name in posted else tool if base is not None
-             else dataclasses.replace(tool, called=False) for tool in workspace.tools]
+
+    def given(tool: Tool) -> Tool:
+        """The posted result; else the mock data a named scenario takes, or none at all."""
+        if tool.name in posted:
+            return dataclasses.replace(tool, result=posted[tool.name], results_by_args=())
+        return tool if base is not None else dataclasses.replace(tool, called=False)
+
+    tools = [given(tool) for tool in workspace.tools]
     known = workspace.tools_by_name
     tools += [Tool(name, result=value) for name, value in posted.items() if name not in known]
     workspace = dataclasses.replace(workspace, tools=tuple(tools))
@@ -92,8 +98,9 @@ def turn_inputs(workspace: Workspace, turn: AssembleRequest) -> TurnInputs:
         scenario = dataclasses.replace(scenario, provider=turn.provider)
     if base is None:
         return TurnInputs(workspace, scenario, [])
-    supplied = {"trigger": turn.trigger is None, "message": turn.message is None and base.message,
-                "history": turn.history is None and base.history,
+    supplied = {"trigger": turn.trigger is None,
+                "message": turn.message is None and bool(base.message),
+                "history": turn.history is None and bool(base.history),
                 "event": base.event is not None,
                 "provider": turn.provider is None and base.provider is not None}
     return TurnInputs(workspace, scenario, [name for name, took in supplied.items() if took] + [
@@ -116,8 +123,9 @@ def _check_names(workspace: Workspace, turn: AssembleRequest) -> None:
                                        f"{excerpt(bound[taken[0]].tool)}: post the tool's "
                                        "result in tool_results instead")
     fillable = value_names(workspace)
-    for name in sorted(set(turn.variables) - set(fillable)):
-        raise _unknown("variables", "name", name, fillable,
+    unknown = sorted(set(turn.variables) - set(fillable))
+    if unknown:
+        raise _unknown("variables", "name", unknown[0], fillable,
                        " for a value to fill (a `{{name}}` its skills write)")
 
 
@@ -142,7 +150,7 @@ def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
     entry, every diagnostic, token counts)."""
     workspace, scenario, from_scenario = turn_inputs(workspace, turn)
     context = assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
-    provider = (scenario.provider if scenario else None) or "openai"
+    provider = scenario.provider or "openai"
     bodies = {body.slug: body.value for body in request_bodies(context.messages, models)}
     document = count_tokens(context.document)
     return {
