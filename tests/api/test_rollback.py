@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from tests.support.relay import local_relay
 from webapp import db, store
 from webapp.cli import main
+from webapp.pipeline import bundle_text, dump_bundle
 
 KEYS = nostr_sdk.Keys.generate()
 SCENARIO = "admin asks about mentions"
@@ -44,6 +45,8 @@ def test_the_store_answers_once_which_snapshot_a_label_gives(rolled_back, databa
         assert store.labelled_snapshot(session, "Simon", "staging").number == 2
         assert store.labelled_snapshot(session, "Simon", "latest").number == 2
         assert store.labelled_or_none(session, "Other", "staging") is None
+        given = store.published_workspace(session, "Simon")  # no number: production's
+        assert bundle_text(dump_bundle(given)) == rolled_back[1]
         with pytest.raises(store.NotFound, match="no snapshot labelled 'nope' of agent"):
             store.labelled_snapshot(session, "Simon", "nope")
         with pytest.raises(store.NotFound):

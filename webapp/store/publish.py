@@ -110,10 +110,13 @@ def snapshot_workspace(snapshot: models.PublishedSnapshot) -> Workspace:
 
 def published_workspace(session: Session, agent: AgentRef, number: int | None = None
                         ) -> Workspace:
-    """What the agent is given: snapshot `number` (the latest when None) as a `Workspace`.
+    """Snapshot `number` as a `Workspace`; when None, what the agent is given: the
+    snapshot the `production` label gives (`labelled_snapshot`).
 
-    Raises `NotFound` when there is no such snapshot (or none at all).
+    Raises `NotFound` when there is no such snapshot (or none labelled).
     """
+    if number is None:
+        return snapshot_workspace(labelled_snapshot(session, agent))
     return snapshot_workspace(get_snapshot(session, agent, number))
 
 
