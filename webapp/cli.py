@@ -21,6 +21,7 @@ from webapp.pipeline import (
     load_bundle,
     loads_json,
 )
+from webapp.snapshotcli import snapshot_options, snapshot_ref
 from webapp.views.wording import counted
 
 FORMATS = ("markdown", "messages", "json", "log")
@@ -31,15 +32,15 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def _load(bundle: str | None, agent: str | None, database_url: str | None, *,
-          published: bool = False, snapshot: int | None = None) -> tuple[Workspace, str]:
-    """The workspace from a bundle file or from the database (the draft, or with
-    `published` snapshot `snapshot`, the latest when None), and what it is: `draft`,
-    `published N` (a context-log entry's source) or `bundle`; exits 1 with every problem."""
+def _load(bundle: str | None, agent: str | None, database_url: str | None,
+          ref: str | None = None) -> tuple[Workspace, str]:
+    """The workspace from a bundle file or from the database (the draft, or the snapshot
+    `ref` gives: `snapshotcli.snapshot_ref`), and what it is: `draft`, `published N` (a
+    context-log entry's source) or `bundle`; exits 1 with every problem."""
     if bool(bundle) == bool(agent):
         _fail("give either --bundle FILE or --agent NAME")
-    if (published or snapshot is not None) and not agent:
-        _fail("--published and --snapshot need --agent NAME")
+    if ref is not None and not agent:
+        _fail("--published, --label and --snapshot need --agent NAME")
     if bundle:
         try:
             return load_bundle(bundle), "bundle"
@@ -49,10 +50,10 @@ def _load(bundle: str | None, agent: str | None, database_url: str | None, *,
 
     with db.session_scope(database_url) as session:
         try:
-            if published or snapshot is not None:
+            if ref is not None:
                 # One read for the workspace and its number, so a log entry names the
-                # snapshot it was assembled from even if another is published meanwhile.
-                row = store.get_snapshot(session, agent, snapshot)
+                # snapshot it was assembled from even if a label moves meanwhile.
+                row = store.labelled_snapshot(session, agent, ref)
                 return store.snapshot_workspace(row), store.published_source(row.number)
             return store.load_workspace(session, agent), store.DRAFT
         except store.NotFound as exc:
@@ -116,10 +117,7 @@ def json2md(file, max_items: int) -> None:
 @main.command("assemble")
 @click.option("--bundle", type=click.Path(dir_okay=False), help="A skill-workspace/1 bundle file.")
 @click.option("--agent", help="An agent in the database (instead of --bundle).")
-@click.option("--published", is_flag=True,
-              help="With --agent: the latest published snapshot, not the workspace as it is.")
-@click.option("--snapshot", type=click.IntRange(min=1), metavar="N",
-              help="With --agent: published snapshot N (implies --published).")
+@snapshot_options()
 @click.option("--scenario", help="Scenario name (default: the first).")
 @click.option("--trigger", help="Use this trigger instead of the scenario's.")
 @click.option("--message", help="Use this incoming message instead of the scenario's.")
@@ -127,7 +125,7 @@ def json2md(file, max_items: int) -> None:
 @click.option("--log", "append_log", is_flag=True,
               help="With --agent: append the context to the agent's context log.")
 @click.option("--database-url", envvar="DATABASE_URL", help="Database for --agent.")
-def assemble_cmd(bundle, agent, published, snapshot, scenario, trigger, message, fmt,
+def assemble_cmd(bundle, agent, published, label, snapshot, scenario, trigger, message, fmt,
                  append_log, database_url) -> None:
     """Assemble a scenario's context; diagnostics go to stderr.
 
@@ -135,8 +133,8 @@ def assemble_cmd(bundle, agent, published, snapshot, scenario, trigger, message,
     """
     if append_log and not agent:
         _fail("--log needs --agent NAME")
-    workspace, source = _load(bundle, agent, database_url, published=published,
-                              snapshot=snapshot)
+    workspace, source = _load(bundle, agent, database_url,
+                              snapshot_ref(published, label, snapshot))
     context = assemble(workspace, scenario, trigger=trigger, message=message)
     if fmt == "markdown":
         click.echo(context.document, nl=False)

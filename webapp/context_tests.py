@@ -6,6 +6,7 @@ tokenizer, a summary, approving a snapshot, and the JUnit file CI systems read.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -108,24 +109,49 @@ def with_expect(workspace: Workspace, scenario: str, expect: Sequence[Any]) -> W
         for s in workspace.scenarios))
 
 
+#: What XML 1.0 cannot hold (C0 controls but tab, LF and CR; lone surrogates; U+FFFE and
+#: U+FFFF): a test's name or a diff may have them, and the file must stay well formed.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """`text` as a JUnit file can hold it: a C0 control character becomes its Unicode
+    control picture (ESC is `␛`, BEL `␇`, NUL `␀`: still seen where it was), anything else
+    XML refuses becomes U+FFFD (docs/tests.md, "JUnit")."""
+    return _NOT_XML.sub(_picture, text)
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return chr(0x2400 + code) if code < 0x20 else "\ufffd"
+
+
 def junit(run: TestRun, name: str) -> JUnitXml:
-    """A JUnit document: a testsuite per scenario, a testcase per test, a failure with the
-    message and, for a text that differs, what was expected and what came."""
-    xml = JUnitXml(name)
+    """A JUnit document valid against the Jenkins xunit-plugin's junit-10.xsd: a testsuite
+    per scenario, a testcase per test, a failure with the message and, for a text that
+    differs, what was expected and what came; every name and text `xml_safe`."""
+    xml = JUnitXml(xml_safe(name))
     suites: dict[str, TestSuite] = {}
     for result in run.results:
         suite = suites.get(result.scenario)
         if suite is None:
-            suite = suites[result.scenario] = TestSuite(result.scenario)
+            suite = suites[result.scenario] = TestSuite(xml_safe(result.scenario))
             xml.add_testsuite(suite)
-        case = TestCase(result.name, classname=f"{name}.{result.scenario}")
+        case = TestCase(xml_safe(result.name),
+                        classname=xml_safe(f"{name}.{result.scenario}"))
         if not result.passed:
-            failure = Failure(result.message)
+            failure = Failure(xml_safe(result.message))
             if result.expected or result.actual:
-                failure.text = f"expected:\n{result.expected}\n\nactual:\n{result.actual}\n"
+                failure.text = xml_safe(f"expected:\n{result.expected}\n\n"
+                                        f"actual:\n{result.actual}\n")
             case.result = [failure]
         suite.add_testcase(case)
     for suite in suites.values():
         suite.update_statistics()
-    xml.update_statistics()
+    # The totals set here, not by `xml.update_statistics()`, which also writes a
+    # `skipped` attribute the schema does not allow on <testsuites>.
+    xml.tests = sum(suite.tests for suite in suites.values())
+    xml.failures = sum(suite.failures for suite in suites.values())
+    xml.errors = sum(suite.errors for suite in suites.values())
+    xml.time = round(sum(suite.time for suite in suites.values()), 3)
     return xml

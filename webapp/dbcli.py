@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from . import db, store
 from .pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
+from .snapshotcli import snapshot_options, snapshot_ref
 from .views.wording import counted
 
 database_url_option = click.option(
@@ -74,16 +75,15 @@ def import_cmd(file: str, replace: bool, agent_name: str | None, database_url: s
 @click.command("export")
 @click.option("--agent", "agent_name", metavar="NAME",
               help="The agent to export (needed when there are several).")
-@click.option("--published", is_flag=True,
-              help="The latest published snapshot, as it was published, not the workspace.")
-@click.option("--snapshot", type=click.IntRange(min=1), metavar="N",
-              help="Published snapshot N (implies --published).")
+@snapshot_options()
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the bundle here instead of stdout.")
 @database_url_option
-def export_cmd(agent_name: str | None, published: bool, snapshot: int | None, output: str,
-               database_url: str | None) -> None:
-    """Export an agent as a skill-workspace/1 bundle (JSON)."""
+def export_cmd(agent_name: str | None, published: bool, label: str | None,
+               snapshot: int | None, output: str, database_url: str | None) -> None:
+    """Export an agent as a skill-workspace/1 bundle (JSON): the draft, or a snapshot as it
+    was published."""
+    ref = snapshot_ref(published, label, snapshot)
     with db.session_scope(database_url) as session:
         if agent_name is None:
             names = [agent.name for agent in store.list_agents(session)]
@@ -92,9 +92,9 @@ def export_cmd(agent_name: str | None, published: bool, snapshot: int | None, ou
                 raise click.UsageError(f"name the agent with --agent (agents: {listing})")
             agent_name = names[0]
         try:
-            if published or snapshot is not None:
+            if ref is not None:
                 # The snapshot's own text: the bytes its digest was taken of.
-                text = store.get_snapshot(session, agent_name, snapshot).bundle
+                text = store.labelled_snapshot(session, agent_name, ref).bundle
             else:
                 text = bundle_text(store.export_bundle(session, agent_name))
         except store.NotFound as exc:

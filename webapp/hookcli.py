@@ -17,6 +17,10 @@ from .dbcli import act_as, database_url_option
 
 agent_option = click.option("--agent", "agent_name", metavar="NAME", required=True,
                             help="The agent whose webhooks these are.")
+#: A webhook's (or a message's) id names it across agents: `--agent` is only a check.
+owner_option = click.option("--agent", "agent_name", metavar="NAME",
+                            help="Refuse unless the webhook is this agent's (optional: the id "
+                                 "names one).")
 
 
 @click.group("webhook")
@@ -64,9 +68,9 @@ def list_cmd(agent_name: str, database_url: str | None) -> None:
 
 @webhook_group.command("remove")
 @click.argument("webhook_id", type=click.IntRange(min=1, max=store.MAX_ID))
-@agent_option
+@owner_option
 @database_url_option
-def remove_cmd(webhook_id: int, agent_name: str, database_url: str | None) -> None:
+def remove_cmd(webhook_id: int, agent_name: str | None, database_url: str | None) -> None:
     """Remove webhook WEBHOOK_ID with its delivery log."""
     with db.session_scope(database_url) as session:
         _call(store.webhooks.remove_webhook, session, agent_name, webhook_id)
@@ -75,9 +79,9 @@ def remove_cmd(webhook_id: int, agent_name: str, database_url: str | None) -> No
 
 @webhook_group.command("test")
 @click.argument("webhook_id", type=click.IntRange(min=1, max=store.MAX_ID))
-@agent_option
+@owner_option
 @database_url_option
-def test_cmd(webhook_id: int, agent_name: str, database_url: str | None) -> None:
+def test_cmd(webhook_id: int, agent_name: str | None, database_url: str | None) -> None:
     """Queue a test event for WEBHOOK_ID (a worker sends it)."""
     with db.session_scope(database_url) as session:
         act_as(session)
@@ -87,9 +91,10 @@ def test_cmd(webhook_id: int, agent_name: str, database_url: str | None) -> None
 
 @webhook_group.command("deliveries")
 @click.argument("webhook_id", type=click.IntRange(min=1, max=store.MAX_ID))
-@agent_option
+@owner_option
 @database_url_option
-def deliveries_cmd(webhook_id: int, agent_name: str, database_url: str | None) -> None:
+def deliveries_cmd(webhook_id: int, agent_name: str | None,
+                   database_url: str | None) -> None:
     """The delivery log of WEBHOOK_ID: each message, newest first, with its tries."""
     with db.session_scope(database_url) as session:
         hook = _call(store.webhooks.get_webhook, session, agent_name, webhook_id)
@@ -103,14 +108,23 @@ def deliveries_cmd(webhook_id: int, agent_name: str, database_url: str | None) -
 
 
 @webhook_group.command("redeliver")
-@click.argument("message_id", type=click.IntRange(min=1, max=store.MAX_ID))
-@agent_option
+@click.argument("message")
+@owner_option
 @database_url_option
-def redeliver_cmd(message_id: int, agent_name: str, database_url: str | None) -> None:
-    """Send message MESSAGE_ID again (a worker sends it)."""
+def redeliver_cmd(message: str, agent_name: str | None, database_url: str | None) -> None:
+    """Send MESSAGE again (a worker sends it): its id as `deliveries` shows it and a
+    receiver gets it (`msg_…`), or its number (`#12` or `12`)."""
+    number = message.removeprefix("#")
+    ref: int | str = message
+    if not message.startswith("msg_"):
+        parsed, problem = store.parse_integer("id", number)
+        if problem:
+            raise click.BadParameter(f"a msg_… id or a message's number: {problem}",
+                                     param_hint="MESSAGE")
+        ref = parsed or 0
     with db.session_scope(database_url) as session:
-        message = _call(store.webhooks.redeliver, session, agent_name, message_id)
-        click.echo(f"queued {message.msg_id} again", err=True)
+        queued = _call(store.webhooks.redeliver, session, agent_name, ref)
+        click.echo(f"queued {queued.msg_id} again", err=True)
 
 
 @click.command("worker")

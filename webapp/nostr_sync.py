@@ -50,17 +50,18 @@ class Prepared:
     events: list[dict[str, Any]]
 
 
-def events_to_sign(session: Session, agent: str, snapshot: int | None = None, *,
-                   draft: bool = False, created_at: int | None = None) -> Prepared:
-    """The agent's unsigned events: of snapshot `snapshot` (the latest when None), or of
-    the draft. Raises `ValidationError` when the agent has no Nostr key, `NotFound` when
-    there is no such snapshot."""
+def events_to_sign(session: Session, agent: str, ref: str | None = store.labels.PRODUCTION,
+                   *, created_at: int | None = None) -> Prepared:
+    """The agent's unsigned events: of the snapshot `ref` gives (`store.resolve`: a label,
+    by default `production`, what the agent is served; a number; `latest`), or of the
+    draft when `ref` is None. Raises `ValidationError` when the agent has no Nostr key,
+    `NotFound` when `ref` gives no snapshot."""
     settings = store.nostr.check_agent_key(session, agent)
-    if draft:
+    if ref is None:
         workspace, source = store.load_workspace(session, agent), "the draft"
     else:
-        row = store.get_snapshot(session, agent, snapshot)
-        workspace = store.published_workspace(session, agent, row.number)
+        row = store.labelled_snapshot(session, agent, ref)
+        workspace = store.snapshot_workspace(row)
         source = f"snapshot {row.number}"
     hint = settings.relays[0] if settings.relays else ""
     when = created_at if created_at is not None else store.nostr.next_created_at(

@@ -18,6 +18,7 @@ import click
 from . import db, nostr_sync, relays, store
 from .dbcli import act_as, database_url_option
 from .nostr import NostrKeyError, address, npub, secret_keys, sign
+from .snapshotcli import snapshot_options, snapshot_ref
 from .store.nostr import NostrSettings, read_settings
 
 agent_option = click.option("--agent", "agent_name", metavar="NAME", required=True,
@@ -28,8 +29,6 @@ NSEC_ENV = "NOSTR_NSEC"
 nsec_option = click.option("--nsec-file", type=click.Path(dir_okay=False, exists=True),
                            help=f"A file holding the secret key (nsec or hex); "
                                 f"else ${NSEC_ENV}.")
-snapshot_option = click.option("--snapshot", type=click.IntRange(1, store.MAX_ID),
-                               metavar="N", help="This snapshot (default: the latest).")
 
 
 @click.group("nostr")
@@ -65,20 +64,19 @@ def _describe(settings: NostrSettings) -> str:
 
 @nostr_group.command("export")
 @agent_option
-@click.option("--published", is_flag=True,
-              help="A published snapshot (--snapshot N, else the latest), not the draft.")
-@snapshot_option
+@snapshot_options()
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write here instead of standard output.")
 @nsec_option
 @database_url_option
-def export_cmd(agent_name: str, published: bool, snapshot: int | None, output: Path | None,
-               nsec_file: str | None, database_url: str | None) -> None:
-    """Write the agent's events, signed, one JSON per line."""
+def export_cmd(agent_name: str, published: bool, label: str | None, snapshot: int | None,
+               output: Path | None, nsec_file: str | None, database_url: str | None) -> None:
+    """Write the agent's events, signed, one JSON per line: of the draft, or of a published
+    snapshot (--published: the production label's)."""
+    ref = snapshot_ref(published, label, snapshot)
     keys = _keys(nsec_file)
     with db.session_scope(database_url) as session:
-        prepared = _call(nostr_sync.events_to_sign, session, agent_name, snapshot,
-                         draft=not (published or snapshot))
+        prepared = _call(nostr_sync.events_to_sign, session, agent_name, ref)
     lines = "".join(json.dumps(_sign(event, keys), ensure_ascii=False) + "\n"
                     for event in prepared.events)
     if output is None:
@@ -90,21 +88,24 @@ def export_cmd(agent_name: str, published: bool, snapshot: int | None, output: P
 
 @nostr_group.command("publish")
 @agent_option
-@snapshot_option
+@snapshot_options(published_flag=False)
 @relay_option
 @click.option("--timeout", type=click.FloatRange(0.1, 120), default=relays.TIMEOUT_SECONDS,
               show_default=True, help="Seconds a relay may take.")
 @nsec_option
 @database_url_option
-def publish_cmd(agent_name: str, snapshot: int | None, relay_urls: tuple[str, ...],
-                timeout: float, nsec_file: str | None, database_url: str | None) -> None:
-    """Sign a published snapshot's events and send them to each relay; print what each
-    relay said of each event. Exits 1 unless every relay accepted every event."""
+def publish_cmd(agent_name: str, label: str | None, snapshot: int | None,
+                relay_urls: tuple[str, ...], timeout: float, nsec_file: str | None,
+                database_url: str | None) -> None:
+    """Sign a published snapshot's events (the production label's, unless --label or
+    --snapshot chooses another) and send them to each relay; print what each relay said
+    of each event. Exits 1 unless every relay accepted every event."""
+    ref = snapshot_ref(True, label, snapshot)
     keys = _keys(nsec_file)
     with db.session_scope(database_url) as session:
         act_as(session)
         _call(store.nostr.may_publish, session)
-        prepared = _call(nostr_sync.events_to_sign, session, agent_name, snapshot)
+        prepared = _call(nostr_sync.events_to_sign, session, agent_name, ref)
         urls = list(relay_urls or prepared.settings.relays)
         if not urls:
             raise click.ClickException(f"{agent_name} has no relays: give --relay URL")

@@ -151,7 +151,7 @@ def test_moving_production_back_is_what_the_api_serves(app, client, published, t
     assert moved.status_code == 200 and moved.headers["X-Snapshot-Number"] == "1"
 
 
-@pytest.mark.parametrize("ref", ["staging", "9", "0", "draft", "x" * 300])
+@pytest.mark.parametrize("ref", ["staging", "9", "0", "draft", "x" * 300, "²", "1234567890"])
 def test_a_reference_to_nothing_is_a_404_problem(client, published, token, ref):
     assert is_problem(client.get(SNAPSHOT.format(agent="Simon", ref=ref),
                                  headers=token("read")), 404)
@@ -201,6 +201,38 @@ def test_posted_inputs_replace_the_scenarios(client, published, token):
     assert "A posted message ✓" not in plain["document"]
     assert posted["request_body"]["model"] != plain["request_body"]["model"]  # Anthropic's
     assert posted["document"] != plain["document"]
+
+
+MOCK_NPUB = "npub1kfc89dlu9m05tvfnry4l3jjacqpp930sz4kaghcmg9vrrrceg44qf80xae"
+
+
+def test_a_turn_without_a_scenario_carries_no_mock_data(client, published, token):
+    """The demo's mock npub reaches a turn only when the turn names the scenario, and the
+    answer then says which inputs the scenario gave."""
+    headers = token("assemble")
+    alone = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                        json={"message": "Who mentioned me?"}).get_json()
+    assert MOCK_NPUB not in alone["document"] and alone["scenario"] is None
+    assert alone["from_scenario"] == []
+    named = {d["message"].split("`")[3] for d in alone["diagnostics"]
+             if d["code"] == "tool-not-called"}
+    assert named == {"agent_identity", "nostr_agent_profile"}
+    given = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                        json={"scenario": SCENARIO, "message": "Who mentioned me?"}).get_json()
+    assert MOCK_NPUB in given["document"]
+    assert given["from_scenario"] == ["trigger", "history", "tool_results.agent_identity",
+                                      "tool_results.nostr_agent_profile"]
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    ({"tool_results": {"agent_identty": {"success": True, "content": "npub1x"}}},
+     "tool_results: the snapshot has no tool 'agent_identty'; did you mean 'agent_identity'?"),
+    ({"variables": {"agent_profil": "x"}}, "variables: the snapshot has no name 'agent_profil'"),
+    ({"scenario": "admin asks about mention"}, "did you mean 'admin asks about mentions'?"),
+])
+def test_a_misspelled_name_is_a_422_naming_it(client, published, token, body, named):
+    response = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble"), json=body)
+    assert is_problem(response, 422) and named in response.get_json()["detail"]
 
 
 def test_the_draft_needs_the_draft_scope(app, client, published, token):
@@ -254,6 +286,25 @@ def test_failed_keys_are_throttled(client, published, token):
                           headers={"Authorization": "Bearer se_y"})
     assert is_problem(response, 429) and int(response.headers["Retry-After"]) >= 1
     assert client.get(SNAPSHOTS.format(agent="Simon"), headers=good).status_code == 200
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer", "Bearer   ", "Basic abc"])
+def test_a_missing_key_is_a_401_even_from_a_throttled_address(client, published,
+                                                              authorization):
+    """Only wrong keys are throttled: a request with no key guessed nothing."""
+    for _ in range(store.throttling.FREE_FAILURES + 1):
+        client.get(SNAPSHOTS.format(agent="Simon"), headers={"Authorization": "Bearer se_x"})
+    headers = {"Authorization": authorization} if authorization else {}
+    missing = client.get(SNAPSHOTS.format(agent="Simon"), headers=headers)
+    assert is_problem(missing, 401) and "Retry-After" not in missing.headers
+    assert missing.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_missing_keys_are_not_counted_as_failures(client, published):
+    for _ in range(store.throttling.FREE_FAILURES + 3):
+        assert client.get(SNAPSHOTS.format(agent="Simon")).status_code == 401
+    wrong = client.get(SNAPSHOTS.format(agent="Simon"), headers={"Authorization": "Bearer se_x"})
+    assert is_problem(wrong, 401)
 
 
 def test_the_openapi_document_is_made_from_the_models(client, published):

@@ -70,6 +70,38 @@ def test_a_report_naming_no_snapshot_is_kept_unchecked(client, published, token)
     assert "API key #" in page  # who reported it
 
 
+def test_an_entry_shows_the_scenario_trigger_and_problems_its_header_names(client, published,
+                                                                          token):
+    """A report of a log entry alone (no inputs, unchecked) shows what the entry's header
+    says: its scenario, trigger and problem counts."""
+    headers = token("assemble", "log")
+    turn = client.post(ASSEMBLE, headers=headers, json={
+        "scenario": "admin asks about mentions", "trigger": "dm"}).get_json()
+    header = turn["log_entry"].partition("\n")[0]
+    assert "scenario admin asks about mentions" in header and "trigger dm" in header
+    answer = client.post(LOG, json={"log_entry": turn["log_entry"]}, headers=headers)
+    page = client.get(f"/agents/Simon/log/{answer.get_json()['id']}").text
+    assert "<dt>Scenario</dt><dd>admin asks about mentions</dd>" in page
+    assert "<dt>Trigger</dt><dd>dm</dd>" in page
+
+
+def test_a_checked_report_keeps_the_problems_of_its_assembly(client, published, token):
+    """Checked, a report has the problems the snapshot's assembly of the same inputs had:
+    a turn without a scenario that posted no tool results warns that they were not
+    called."""
+    headers = token("assemble", "log")
+    turn = {"snapshot": "production", "message": "Who mentioned me?"}
+    sent = client.post(ASSEMBLE, headers=headers, json=turn).get_json()
+    warned = [d for d in sent["diagnostics"] if d["severity"] == "warning"]
+    assert warned
+    answer = client.post(LOG, json={**turn, "messages": sent["messages"]}, headers=headers)
+    assert answer.get_json()["verdict"] == "matches"
+    page = client.get(f"/agents/Simon/log/{answer.get_json()['id']}").text
+    plural = "s" if len(warned) != 1 else ""
+    assert f'<span class="badge warning">{len(warned)} warning{plural}</span>' in page
+    assert "tool-not-called" in page and "<dt>Trigger</dt><dd>dm</dd>" in page
+
+
 def test_the_draft_needs_the_draft_scope_here_too(client, published, token):
     refused = client.post(LOG, json={"snapshot": "draft", "messages": []},
                           headers=token("log"))

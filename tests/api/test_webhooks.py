@@ -4,6 +4,7 @@ delivering each message once, addresses refused, the commands."""
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import timedelta
 
@@ -17,6 +18,7 @@ from webapp import api_models, delivery, store
 from webapp.cli import main
 from webapp.models import utcnow
 from webapp.store.webhooks import ALLOW_PRIVATE, RETRIES, url_problem
+from webapp.web.api_schema import WEBHOOK_EVENTS, SnapshotInfo
 
 
 @pytest.fixture
@@ -104,6 +106,43 @@ def test_a_publish_writes_its_events_in_its_own_transaction(session, agent, allo
     assert data["snapshot"]["number"] == 1 and len(data["snapshot"]["digest"]) == 64
     assert data["snapshot"]["note"] == "first" and data["previous"] is None
     assert data["skills_changed"] == ["chat"]
+
+
+def test_the_snapshot_is_announced_before_its_label_moves(session, agent):
+    """`snapshot.published` comes first in the outbox, and the worker takes it first."""
+    store.webhooks.add_webhook(session, agent, "https://hooks.example.com/all")
+    store.publish(session, agent, "first", 0)
+    assert [m.event for m in messages(session)] == ["snapshot.published", "label.moved"]
+    taken = store.webhooks.claim(session)
+    assert [d.payload["type"] for d in taken] == ["snapshot.published", "label.moved"]
+
+
+def test_webhook_times_are_written_as_the_api_writes_them(session, agent):
+    """ISO 8601 in UTC ending `Z`, as the runtime API's `published_at` (pydantic's JSON)."""
+    store.webhooks.add_webhook(session, agent, "https://hooks.example.com/all")
+    snapshot = store.publish(session, agent, "first", 0)
+    payload = messages(session)[0].payload
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", payload["timestamp"])
+    api = SnapshotInfo(number=1, digest=snapshot.digest, note="", published_by=None,
+                       published_at=snapshot.published_at, labels=[])
+    assert payload["data"]["snapshot"]["published_at"] == api.model_dump(mode="json")[
+        "published_at"]
+    assert payload["data"]["snapshot"]["published_at"].endswith("Z")
+
+
+def test_every_payload_is_what_the_document_says(session, agent):
+    """The document's `webhooks` are made from `WEBHOOK_EVENTS`: each payload written
+    (a publish, a rollback, a test) is valid against its model, with no field unknown."""
+    made = store.webhooks.add_webhook(session, agent, "https://hooks.example.com/all")
+    store.publish(session, agent, "first", 0)
+    store.create_skill(session, agent, "more", triggers=["dm"], content="More.\n")
+    store.publish(session, agent, "second", 1)
+    store.move_label(session, agent, "production", 1)
+    store.webhooks.send_test(session, agent, made.webhook.id)
+    payloads = [m.payload for m in messages(session)]
+    assert {p["type"] for p in payloads} == set(WEBHOOK_EVENTS)
+    for payload in payloads:
+        WEBHOOK_EVENTS[payload["type"]].model_validate(payload)
 
 
 def test_a_publish_that_rolls_back_sends_nothing(session, agent):
@@ -280,14 +319,29 @@ def test_the_commands(database_url, allow_private):
         secret = added.stdout.splitlines()[-1]
         assert added.stdout == secret + "\n" and secret.startswith("whsec_")
         assert got.url in run("webhook", "list", "--agent", "demo").stdout
-        assert run("webhook", "test", "1", "--agent", "demo").exit_code == 0
+        tested = run("webhook", "test", "1")  # the id names the webhook: no --agent needed
+        assert tested.exit_code == 0, tested.output
+        msg_id = tested.stderr.split()[-1]
+        assert msg_id.startswith("msg_")
         worked = run("worker", "--once")
         assert worked.exit_code == 0 and "1 try" in worked.stderr
-        log = run("webhook", "deliveries", "1", "--agent", "demo")
+        log = run("webhook", "deliveries", "1")
         assert "webhook.test" in log.stdout and "delivered" in log.stdout and " 200 " in log.stdout
-        assert run("webhook", "redeliver", "1", "--agent", "demo").exit_code == 0
+        assert msg_id in log.stdout
+        again = run("webhook", "redeliver", msg_id)  # the id deliveries shows
+        assert again.exit_code == 0 and f"queued {msg_id} again" in again.stderr
         assert "1 try" in run("worker", "--once").stderr
-        assert len(got.requests) == 2
+        assert run("webhook", "redeliver", "#1", "--agent", "demo").exit_code == 0
+        assert "1 try" in run("worker", "--once").stderr
+        assert len(got.requests) == 3
+        assert {request[0]["webhook-id"] for request in got.requests} == {msg_id}
+    missing = run("webhook", "redeliver", "msg_nope")
+    assert missing.exit_code == 1 and "no webhook message 'msg_nope'" in missing.stderr
+    assert run("webhook", "redeliver", "x").exit_code == 2
+    with db.session_scope(database_url) as session:
+        store.create_agent(session, "other")
+    mismatched = run("webhook", "test", "1", "--agent", "other")
+    assert mismatched.exit_code == 1 and "no webhook #1 of agent 'other'" in mismatched.stderr
     refused = run("webhook", "add", "--agent", "demo", "--url", "ftp://x/")
     assert refused.exit_code == 1 and "must start with http" in refused.stderr
     assert run("webhook", "add", "--agent", "nobody", "--url", "https://a.example/").exit_code == 1

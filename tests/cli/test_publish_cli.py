@@ -88,7 +88,8 @@ def test_export_published_writes_the_snapshot_byte_for_byte(run, simon_db, tmp_p
 
 def test_published_without_a_snapshot_or_an_agent_is_a_clear_error(run):
     never = run("assemble", "--agent", "Simon", "--published")
-    assert never.exit_code == 1 and "no published snapshot" in never.stderr
+    assert never.exit_code == 1
+    assert "no snapshot labelled 'production' of agent 'Simon'" in never.stderr
     bundle = CliRunner().invoke(main, ["assemble", "--bundle", "x.json", "--published"])
     assert bundle.exit_code == 1 and "need --agent" in bundle.stderr
     assert run("export", "--agent", "Simon", "--published").exit_code != 0

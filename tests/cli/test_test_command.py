@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
+import xmlschema
 from click.testing import CliRunner
 from junitparser import Failure, JUnitXml
 
 import webapp
-from webapp import db, store
+from webapp import context_tests, db, store
 from webapp.cli import main
 from webapp.pipeline import load_bundle
 
@@ -51,6 +53,45 @@ def test_a_line_per_test_a_summary_and_exit_1_when_one_fails(bundle, tmp_path):
     assert failed.name == "approved context" and isinstance(failed.result[0], Failure)
     assert "expected:\nan old entry" in failed.result[0].text
     assert "actual:\n<!-- context-log:" in failed.result[0].text
+
+
+JUNIT_10 = Path(__file__).resolve().parents[1] / "support" / "junit-10.xsd"
+
+
+def test_junit_with_control_characters_is_valid_against_junit_10(tmp_path):
+    """A control character in a scenario's or a test's name or in a diff (ESC, BEL, VT,
+    NUL, FF) is written as its control picture: the file is well formed and valid against
+    the Jenkins xunit-plugin's schema, and <testsuites> has no `skipped`."""
+    data = json.loads(SIMON.read_text(encoding="utf-8"))
+    data["scenarios"][0]["name"] = "esc \x1b scenario"
+    data["scenarios"][0]["expect"] = [
+        {"contains": "\x1b[31mred", "name": "bell \x07 name"},
+        {"snapshot": "old \x00 entry \x0c", "name": "approved \x0b"}]
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out.xml"
+    assert run("test", "--bundle", str(path), "--junit", str(out)).exit_code == 1
+    xmlschema.XMLSchema(str(JUNIT_10)).validate(str(out))
+    root = ElementTree.parse(out).getroot()
+    assert root.tag == "testsuites" and "skipped" not in root.attrib
+    assert root.attrib["tests"] == "5" and root.attrib["failures"] == "2"
+    [suite] = root
+    assert suite.attrib["name"] == "esc \u241b scenario"
+    cases = {case.attrib["name"]: case for case in suite}
+    assert "bell \u2407 name" in cases and "approved \u240b" in cases
+    failure = cases["approved \u240b"].find("failure")
+    assert "old \u2400 entry \u240c" in failure.text
+    assert "\\x1b[31mred" in cases["bell \u2407 name"].find("failure").attrib["message"]
+
+
+@pytest.mark.parametrize(("text", "safe"), [
+    ("plain ✓ text\ttab\nline\r", "plain ✓ text\ttab\nline\r"),
+    ("\x00\x07\x08\x0b\x0c\x0e\x1b\x1f", "\u2400\u2407\u2408\u240b\u240c\u240e\u241b\u241f"),
+    ("lone \ud800 surrogate, \ufffe and \uffff", "lone \ufffd surrogate, \ufffd and \ufffd"),
+    ("\x7f and \x85 are XML", "\x7f and \x85 are XML"),
+])
+def test_xml_safe_replaces_what_xml_cannot_hold(text, safe):
+    assert context_tests.xml_safe(text) == safe
 
 
 def test_update_snapshots_approves_them_in_the_bundle(bundle):

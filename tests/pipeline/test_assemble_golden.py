@@ -2,7 +2,8 @@
 output side by side.
 
 A fixture holds `skills` (and optionally `agent`, `tools`, `variables`, `scenario`,
-`overrides`; `choose`, the scenario name asked for; `limits`, lower values for the
+`overrides`; `choose`, the scenario name asked for; `not_called`, the tools the run has
+no result for, as a runtime's turn marks them; `limits`, lower values for the
 budgets of `webapp.pipeline.assemble` and `webapp.pipeline.budgets`, so a budget rule
 reads in a few lines),
 then what must come out: the `document`, and when given the exact `messages` and
@@ -11,6 +12,7 @@ then what must come out: the `document`, and when given the exact `messages` and
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from pathlib import Path
@@ -41,6 +43,9 @@ def test_golden(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         assert name.isupper(), name
         monkeypatch.setattr(module, name, value)
     workspace = load_bundle(fixture_bundle(spec))
+    not_called = set(spec.get("not_called", ()))
+    workspace = dataclasses.replace(workspace, tools=tuple(
+        dataclasses.replace(t, called=t.name not in not_called) for t in workspace.tools))
     context = assemble(workspace, spec.get("choose"), overrides=spec.get("overrides"))
     assert context.document == spec["document"]
     if "messages" in spec:

@@ -24,6 +24,7 @@ from webapp.pipeline import (
     load_bundle,
     unknown_names,
     unknown_variables,
+    value_names,
     where_used,
 )
 from webapp.pipeline.usage import LINE_CHARS, MAX_LINES_SHOWN
@@ -169,6 +170,17 @@ def test_unknown_names_are_those_no_skill_binding_built_in_or_tool_has():
     assert unknown_names(WORKSPACE, [skill]) == ["also_missing", "in_tpl", "nowhere"]
     assert unknown_names(WORKSPACE, WORKSPACE.skills) == []
     assert unknown_names(WORKSPACE, []) == []
+
+
+def test_value_names_are_unknown_names_and_mock_tools_written_directly():
+    """What a runtime's turn may post in `variables`: not a skill, binding or built-in."""
+    skill = Skill(d_tag="new", content="{{notes}} {{main}} {{message}} {{notes_tool}} "
+                                       "{{nowhere}}\n---template---\n- section: s\n"
+                                       "  content: '{{in_tpl}}'\n")
+    workspace = Workspace(WORKSPACE.agent, (*WORKSPACE.skills, skill), WORKSPACE.tools,
+                          WORKSPACE.variables)
+    assert value_names(workspace) == ["in_tpl", "notes_tool", "nowhere"]
+    assert value_names(WORKSPACE) == []
 
 
 def test_unknown_names_agree_with_what_assembly_reports():

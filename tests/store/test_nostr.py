@@ -110,7 +110,7 @@ def test_a_newer_publish_replaces_the_older_on_the_relay(session):
         store.save_skill(session, "Simon", "chat", expected_version=row.version,
                          content="system:\nNewer.\n")
         store.publish(session, "Simon", "second", expected_latest=1, override="newer")
-        first = nostr_sync.events_to_sign(session, "Simon", 1).events[0]["created_at"]
+        first = nostr_sync.events_to_sign(session, "Simon", "1").events[0]["created_at"]
         prepared = nostr_sync.events_to_sign(session, "Simon", created_at=first + 1)
         relays.publish([url], [sign(e, KEYS) for e in prepared.events])
         fetched = nostr_sync.fetch_agent(Address(PUBKEY), [url], Kinds())

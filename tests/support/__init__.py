@@ -7,5 +7,6 @@ from another test module or a conftest (`tests/test_architecture.py` checks it).
   of them (a real-shaped skills repository); `routes`: every route with its path filled;
 - `sweep`, `runs`: hostile values and character runs;
 - `server`, `browser`: the app on a free port, and Playwright helpers;
-- `waiting`: waiting for a condition; `pipeline`: building and reading pipeline dataclasses.
+- `waiting`: waiting for a condition; `pipeline`: building and reading pipeline dataclasses;
+- `junit-10.xsd`: the Jenkins xUnit plugin's JUnit schema (MIT), which JUnit files must pass.
 """

@@ -145,3 +145,29 @@ def test_the_changes_page_lists_the_label_moves(app, client, csrf, simon):
     assert "<h2>Label moves</h2>" in page
     moves = page.split("<h2>Label moves</h2>", 1)[1]
     assert "staging</span> to #1" in moves and "production</span> to #1" in moves
+
+
+def test_the_local_mode_links_the_api_keys_page(client, simon):
+    """With no account there is no account menu: the site's links name the page."""
+    site = client.get(f"/agents/{simon}/changes").text
+    nav = site[site.index('<nav class="site-nav"'):]
+    assert f'<a href="{PAGE}">API keys</a>' in nav[:nav.index("</nav>")]
+    assert client.get(PAGE).status_code == 200
+
+
+def test_with_accounts_the_link_is_in_an_admins_menu_only(client, simon, team):
+    sign_in(client, "admin")
+    page = client.get(f"/agents/{simon}/changes").text
+    assert page.count(f'<a href="{PAGE}">API keys</a>') == 1
+    assert 'class="user-menu"' in page[:page.index(f'<a href="{PAGE}">API keys</a>')]
+    sign_in(client, "author")
+    assert f'href="{PAGE}"' not in client.get(f"/agents/{simon}/changes").text
+
+
+def test_the_api_reference_links_go_to_the_reference(client, simon):
+    reference = client.get("/help/api")
+    assert reference.status_code == 200 and 'id="webhooks"' in reference.text
+    assert 'href="/help/api">API reference</a>' in client.get(PAGE).text
+    hooks = client.get(f"/agents/{simon}/webhooks").text
+    assert 'href="/help/api#webhooks">API reference</a>' in hooks
+    assert "/help#api" not in hooks

@@ -112,6 +112,8 @@ def test_events_signed_by_another_key_are_refused(app, client, csrf, simon):
     (True, False, "/events", 422),
     (True, True, "/events?snapshot=9", 404),
     (True, True, "/events?snapshot=x", 404),
+    (True, True, "/events?snapshot=%C2%B2", 404),
+    (True, True, "/events?snapshot=latest", 200),
 ])
 def test_events_without_a_snapshot_or_key(app, client, simon, published, key, path, status):
     with app.app_context():

@@ -119,7 +119,7 @@ def test_the_agent_preview_shows_the_draft_beside_the_published(app, client, tes
                          content=chat.content + "\nUnreviewed.\n")
     page = client.get(f"/agents/{tested}/preview").text
     panel = page[page.index('id="panel-tests"'):]
-    assert "Draft: 4 passed, 1 failed" in panel and "Published #1: 5 passed, 0 failed" in panel
+    assert "Draft: 4 passed, 1 failed" in panel and "Production #1: 5 passed, 0 failed" in panel
     assert 'id="tab-tests"' in page
 
 

@@ -96,8 +96,10 @@ from .usage import (
     WhereUsed,
     find_skills,
     unknown_names,
+    value_names,
     where_used,
 )
+from .variables import closest
 from .workspace import (
     BUILTIN_ALIASES,
     BUILTIN_TOOLS,
@@ -244,5 +246,7 @@ __all__ = [
     "unknown_names",
     "unknown_variables",
     "variable_uses",
+    "value_names",
+    "closest",
     "where_used",
 ]

@@ -135,6 +135,21 @@ def unknown_names(workspace: Workspace, skills: Iterable[Skill]) -> list[str]:
     return sorted(name for name in names if not meanings_of(workspace, name))
 
 
+def value_names(workspace: Workspace) -> list[str]:
+    """The `{{names}}` the skills of `workspace` write (in their text or a template
+    section's content) that a value given from outside may fill: those no skill, binding
+    or built-in has (unknown names, and mock tools written directly). A runtime's turn may
+    post a value for these and no other.
+
+    :returns: the names, sorted, each once.
+    """
+    names: set[str] = set()
+    for skill in workspace.skills:
+        names |= skill_names(skill).names
+    return sorted(name for name in names
+                  if not {m.kind for m in meanings_of(workspace, name)} - {"mock tool"})
+
+
 def find_skills(skills: Iterable[Skill], query: str) -> list[str]:
     """The d_tags of `skills` whose d_tag, name, a trigger or text contains `query`,
     ignoring case (Unicode case folding), in order; all of them for a blank query.

@@ -8,7 +8,7 @@ A name that matches nothing resolves to empty text and an `unknown-variable` war
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
@@ -132,6 +132,10 @@ class Resolver:
                 return "", (Diagnostic("warning", "missing-tool",
                                        f"`{binding.name}` calls the tool `{binding.tool}`, "
                                        f"which does not exist"),)
+            if not tool.called:
+                return "", (Diagnostic("warning", "tool-not-called",
+                                       f"`{binding.name}` calls the tool `{binding.tool}`, "
+                                       f"which was not called: this run has no result for it"),)
             result = tool.call(binding.args)
         value, problem = select(result, binding)
         if problem is not None:
@@ -178,9 +182,14 @@ class Resolver:
 def close_names(workspace: Workspace, name: str) -> list[str]:
     """The names `workspace` knows (bindings, built-ins, mock tools, skills) closest to
     `name`, best first: what an unknown `{{name}}` may have meant."""
-    known = [*workspace.variables_by_name, *BUILTIN_TOOLS, *BUILTIN_ALIASES,
-             *workspace.tools_by_name, *workspace.skills_by_tag]
-    return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return closest(name, [*workspace.variables_by_name, *BUILTIN_TOOLS, *BUILTIN_ALIASES,
+                          *workspace.tools_by_name, *workspace.skills_by_tag])
+
+
+def closest(name: str, known: Iterable[str]) -> list[str]:
+    """The names of `known` closest to `name`, best first (at most three): the
+    did-you-mean of every unknown name, in a skill or in a request."""
+    return difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
 
 
 def select(result: Any, binding: Variable) -> tuple[Any, Diagnostic | None]:

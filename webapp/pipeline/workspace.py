@@ -103,6 +103,9 @@ class Tool:
     description: str = ""
     result: Any = None
     results_by_args: tuple[ToolResult, ...] = ()
+    #: False: this run has no result for the tool (a runtime's turn posted none and named
+    #: no scenario), so a call gives empty text and `tool-not-called`.
+    called: bool = True
 
     def call(self, args: Any) -> Any:
         """Return the result for `args`: the first exact match, else the default."""

@@ -159,13 +159,16 @@ def authenticate(session: Session, token: str | None, address: str, agent: str |
     """The live key `token` is, with `agent` (by name) and `label`'s snapshot, in one
     indexed read (a runtime revalidates many times a second); its use is noted.
 
-    Raises `Throttled` when this address failed too often lately, else `BadKey` (recorded
-    as a failure) for no live key; `NotFound` for an agent the key may not see, the same
-    as for an agent that does not exist or is in the trash.
+    Raises `BadKey` for no token at all (never throttled: nothing was guessed);
+    `Throttled` when this address failed too often lately, else `BadKey` (recorded as a
+    failure) for a token that is no live key's; `NotFound` for an agent the key may not
+    see, the same as for an agent that does not exist or is in the trash.
     """
     now = now or utcnow()
+    if not token:  # no key at all: nothing was guessed, so nothing to throttle
+        raise BadKey("no API key")
     found = None
-    if token and token.isascii() and len(token) <= 200:
+    if token.isascii() and len(token) <= 200:
         found = session.connection().execute(_GRANT, {
             "hash": hash_token(token), "agent": agent if rules.can_be_stored(agent or "") else None,
             "label": label}).first()
@@ -173,7 +176,7 @@ def authenticate(session: Session, token: str | None, address: str, agent: str |
         address = (address or "unknown")[:models.ADDRESS_LENGTH]
         retry_at = throttled_until(session, THROTTLE_NAME, address, now)
         if retry_at is not None:
-            raise Throttled(retry_at, now)
+            raise Throttled(retry_at, now, "wrong API keys from this address")
         record_failure(session, THROTTLE_NAME, address, now)
         raise BadKey("no API key, or not a valid one (revoked, or never made)")
     if agent is not None and (found.agent_id is None

@@ -68,17 +68,20 @@ def log_context(session: Session, agent: AgentRef, context: Any, *, scenario: st
 @change
 def log_runtime(session: Session, agent: AgentRef, messages: list[dict[str, str]], *,
                 document: str, summary: str, scenario: str | None, trigger: str,
-                check: dict[str, Any], author: str) -> models.ContextLogEntry:
+                check: dict[str, Any], author: str,
+                diagnostics: list[dict[str, Any]] | None = None,
+                counts: dict[str, int] | None = None) -> models.ContextLogEntry:
     """Append what a running agent reports it sent (`RUNTIME`), with `check`: whether it
     matches what the snapshot it names assembles from the same inputs (`verdict`
-    `matches`, `differs` or `unchecked`, the snapshot, what was expected, a note).
+    `matches`, `differs` or `unchecked`, the snapshot, what was expected, a note), and
+    the problems of that assembly (or the counts the entry's header gives).
 
     Raises `ValidationError` as `log_context` does.
     """
     texts = {"scenario": scenario, "trigger": trigger, "document": document,
              "summary": summary, "source": RUNTIME}
-    return _append(session, get_agent(session, agent), texts, messages, [], {}, author,
-                   check=check)
+    return _append(session, get_agent(session, agent), texts, messages, diagnostics or [],
+                   counts or {}, author, check=check)
 
 
 def _append(session: Session, agent: models.Agent, texts: dict[str, Any],

@@ -110,10 +110,13 @@ def snapshot_workspace(snapshot: models.PublishedSnapshot) -> Workspace:
 
 def published_workspace(session: Session, agent: AgentRef, number: int | None = None
                         ) -> Workspace:
-    """What the agent is given: snapshot `number` (the latest when None) as a `Workspace`.
+    """Snapshot `number` as a `Workspace`; when None, what the agent is given: the
+    snapshot the `production` label gives (`labelled_snapshot`).
 
-    Raises `NotFound` when there is no such snapshot (or none at all).
+    Raises `NotFound` when there is no such snapshot (or none labelled).
     """
+    if number is None:
+        return snapshot_workspace(labelled_snapshot(session, agent))
     return snapshot_workspace(get_snapshot(session, agent, number))
 
 
@@ -156,9 +159,7 @@ def publish(session: Session, agent: AgentRef, note: str, expected_latest: int,
     if tests["failed"]:
         record(session, row, "publish.override", f"#{snapshot.number}",
                f"{tests['failed']} failing: {tests['override']['note']}")
-    if label is not None:
-        point_at(session, row, label, snapshot)
-    enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
+    _announce(session, row, snapshot, previous, label)
     return snapshot
 
 
@@ -177,10 +178,19 @@ def republish(session: Session, agent: AgentRef, number: int, note: str, expecte
     previous = latest_snapshot(session, row)
     snapshot = _append(session, row, old.bundle, dict(old.skill_versions), note,
                        expected_latest, republished=old.number)
-    if label is not None:
-        point_at(session, row, label, snapshot)
-    enqueue(session, row, "snapshot.published", published_data(row, snapshot, previous, label))
+    _announce(session, row, snapshot, previous, label)
     return snapshot
+
+
+def _announce(session: Session, agent: models.Agent, snapshot: models.PublishedSnapshot,
+              previous: models.PublishedSnapshot | None, label: str | None) -> None:
+    """Tell the webhooks of a publish, then point `label` at it: `snapshot.published` is
+    written to the outbox before `label.moved`, so a receiver hears of the snapshot first
+    (a refused label still rolls both back, with the whole publish)."""
+    enqueue(session, agent, "snapshot.published",
+            published_data(agent, snapshot, previous, label))
+    if label is not None:
+        point_at(session, agent, label, snapshot)
 
 
 @change
@@ -203,18 +213,30 @@ class SnapshotRef:
     digest: str
 
 
-def resolve(session: Session, agent: AgentRef, ref: str) -> SnapshotRef:
-    """The snapshot `ref` names (a number, `latest`, or a label), read without its bundle
+def snapshot_number(ref: str) -> int | None:
+    """The number `ref` is when it names a snapshot by number (ASCII digits, at most nine:
+    not `²`, which `int` refuses, nor a number no row can have), else None."""
+    return int(ref) if ref.isascii() and ref.isdigit() and len(ref) <= 9 else None
+
+
+def resolve(session: Session, agent: AgentRef, ref: str = PRODUCTION) -> SnapshotRef:
+    """The snapshot `ref` names (a number, `latest`, or a label; by default the
+    `production` label, what the agent is served), read without its bundle
     (`snapshot_bundle` reads it when needed: a revalidation never does); raises `NotFound`.
 
-    An agent's id is taken as it is (the runtime API has just read it with its key)."""
-    agent_id = agent if isinstance(agent, int) else get_agent(session, agent).id
+    The one answer to "which snapshot does this label give": the pages, the CLI, Nostr
+    and the runtime API all ask it (the API's key check reads the same label's row in
+    its one query, `api_keys.authenticate`). An agent's id is taken as it is (the runtime
+    API has just read it with its key)."""
+    row = None if isinstance(agent, int) else get_agent(session, agent)
+    agent_id = agent if row is None else row.id
     columns = select(models.PublishedSnapshot.id, models.PublishedSnapshot.number,
                      models.PublishedSnapshot.digest).where(
         models.PublishedSnapshot.agent_id == agent_id)
-    if ref.isdigit() and len(ref) <= 9:
+    number = snapshot_number(ref)
+    if number is not None:
         found = session.execute(columns.where(
-            models.PublishedSnapshot.number == int(ref))).first()
+            models.PublishedSnapshot.number == number)).first()
     elif ref == "latest":
         found = session.execute(columns.order_by(
             models.PublishedSnapshot.number.desc()).limit(1)).first()
@@ -225,10 +247,29 @@ def resolve(session: Session, agent: AgentRef, ref: str) -> SnapshotRef:
             api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
             .where(api_models.Label.name == ref)).first()
     if found is None:
-        what = (f"#{ref}" if ref.isdigit() else "published" if ref == "latest"
+        what = (f"#{ref}" if number is not None else "published" if ref == "latest"
                 else f"labelled {excerpt(ref)}" if label_problem(ref) is None else excerpt(ref))
-        raise NotFound(f"no snapshot {what} of this agent")
+        whose = "this agent" if row is None else f"agent {row.name!r}"
+        raise NotFound(f"no snapshot {what} of {whose}")
     return SnapshotRef(*found)
+
+
+def labelled_snapshot(session: Session, agent: AgentRef, ref: str = PRODUCTION
+                      ) -> models.PublishedSnapshot:
+    """The snapshot `ref` gives (`resolve`: by default what `production` serves), whole,
+    with its bundle; raises `NotFound`."""
+    row = get_agent(session, agent)
+    return get_snapshot(session, row, resolve(session, row, ref).number)
+
+
+def labelled_or_none(session: Session, agent: AgentRef, ref: str = PRODUCTION
+                     ) -> models.PublishedSnapshot | None:
+    """`labelled_snapshot`, or None when the label points nowhere (the agent exists)."""
+    row = get_agent(session, agent)
+    try:
+        return labelled_snapshot(session, row, ref)
+    except NotFound:
+        return None
 
 
 def snapshot_bundle(session: Session, snapshot: SnapshotRef) -> str:

@@ -34,13 +34,13 @@ LONGEST_WAIT = timedelta(seconds=60)
 
 
 class Throttled(StoreError):
-    """Too many failed sign-ins lately: nothing was checked; try again at `retry_at`."""
+    """Too many failures lately (`what` failed: sign-ins, or API keys): nothing was
+    checked; try again at `retry_at`."""
 
-    def __init__(self, retry_at: datetime, now: datetime):
+    def __init__(self, retry_at: datetime, now: datetime, what: str = "failed sign-ins"):
         self.retry_at = retry_at
         self.retry_after = max(1, int((retry_at - now).total_seconds() + 0.999))
-        super().__init__(f"too many failed sign-ins; try again in "
-                         f"{_duration(self.retry_after)}")
+        super().__init__(f"too many {what}; try again in {_duration(self.retry_after)}")
 
 
 def throttled_until(session: Session, username: str, address: str,

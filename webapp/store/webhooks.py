@@ -24,10 +24,11 @@ import os
 import secrets
 import socket
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from pydantic import TypeAdapter
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -35,6 +36,7 @@ from webapp import api_models, models
 from webapp.models import utcnow
 from webapp.pipeline import excerpt
 
+from . import rules
 from .activity import record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
@@ -72,6 +74,16 @@ class Delivery:
     url: str
     secret: str
     payload: dict[str, Any]
+
+
+#: How the runtime API writes a time (pydantic's JSON of an aware datetime: ISO 8601 in
+#: UTC, ending `Z`); a webhook's times are written the same way.
+_TIME = TypeAdapter(datetime)
+
+
+def api_time(moment: datetime) -> str:
+    """`moment` as the runtime API writes a time: `2026-12-06T21:57:59.586655Z`."""
+    return _TIME.dump_python(moment.astimezone(UTC), mode="json")
 
 
 def private_allowed() -> bool:
@@ -134,14 +146,27 @@ def list_webhooks(session: Session, agent: AgentRef) -> list[api_models.Webhook]
         api_models.Webhook.agent_id == row.id).order_by(api_models.Webhook.id)))
 
 
-def get_webhook(session: Session, agent: AgentRef, webhook_id: int) -> api_models.Webhook:
-    """Webhook `webhook_id` of the agent; raises `NotFound`."""
-    row = get_agent(session, agent)
-    webhook = session.scalar(rows(api_models.Webhook).where(
-        api_models.Webhook.id == webhook_id, api_models.Webhook.agent_id == row.id))
+def get_webhook(session: Session, agent: AgentRef | None, webhook_id: int
+                ) -> api_models.Webhook:
+    """Webhook `webhook_id` of the agent (None: of whichever agent has it, as a webhook's
+    id names one across agents); raises `NotFound`, also for an agent in the trash."""
+    query = rows(api_models.Webhook).where(api_models.Webhook.id == webhook_id)
+    if agent is None:
+        query = query.join(models.Agent, models.Agent.id == api_models.Webhook.agent_id).where(
+            models.Agent.deleted_at.is_(None))
+        whose = ""
+    else:
+        row = get_agent(session, agent)
+        query = query.where(api_models.Webhook.agent_id == row.id)
+        whose = f" of agent {row.name!r}"
+    webhook = session.scalar(query)
     if webhook is None:
-        raise NotFound(f"no webhook #{webhook_id} of agent {row.name!r}")
+        raise NotFound(f"no webhook #{webhook_id}{whose}")
     return webhook
+
+
+def _owner(session: Session, webhook: api_models.Webhook) -> models.Agent:
+    return get_agent(session, webhook.agent_id)
 
 
 @change
@@ -174,10 +199,12 @@ def add_webhook(session: Session, agent: AgentRef, url: str,
 
 
 @change
-def remove_webhook(session: Session, agent: AgentRef, webhook_id: int) -> api_models.Webhook:
-    """Remove a webhook, with its messages and their tries; raises `NotFound`."""
+def remove_webhook(session: Session, agent: AgentRef | None, webhook_id: int
+                   ) -> api_models.Webhook:
+    """Remove a webhook (of the agent; None: of any), with its messages and their tries;
+    raises `NotFound`."""
     webhook = get_webhook(session, agent, webhook_id)
-    record(session, get_agent(session, agent), "webhook.remove", f"#{webhook.id}",
+    record(session, _owner(session, webhook), "webhook.remove", f"#{webhook.id}",
            _host(webhook.url))
     session.delete(webhook)
     return webhook
@@ -208,7 +235,7 @@ def enqueue(session: Session, agent: models.Agent, event: str, data: dict[str, A
     now = utcnow()
     messages = []
     for hook in targets:
-        payload = {"type": event, "timestamp": now.isoformat(), "data": data}
+        payload = {"type": event, "timestamp": api_time(now), "data": data}
         message = api_models.WebhookMessage(
             webhook_id=hook.id, msg_id="msg_" + secrets.token_hex(16), event=event,
             payload=payload, created_at=now, status=PENDING, tries=0, due_at=now)
@@ -219,27 +246,42 @@ def enqueue(session: Session, agent: models.Agent, event: str, data: dict[str, A
 
 
 @change
-def send_test(session: Session, agent: AgentRef, webhook_id: int
+def send_test(session: Session, agent: AgentRef | None, webhook_id: int
               ) -> api_models.WebhookMessage:
-    """Queue a `TEST_EVENT` for one webhook, signed as every message is."""
+    """Queue a `TEST_EVENT` for one webhook (of the agent; None: of any), signed as every
+    message is."""
     webhook = get_webhook(session, agent, webhook_id)
-    row = get_agent(session, agent)
+    row = _owner(session, webhook)
     return enqueue(session, row, TEST_EVENT, {"agent": row.name, "by": current_actor()},
                    webhook)[0]
 
 
 @change
-def redeliver(session: Session, agent: AgentRef, message_id: int) -> api_models.WebhookMessage:
-    """Send a message again now (its id unchanged, so a receiver can see it is the same);
-    raises `NotFound`."""
-    row = get_agent(session, agent)
-    message = session.scalar(rows(api_models.WebhookMessage).join(
-        api_models.Webhook, api_models.Webhook.id == api_models.WebhookMessage.webhook_id)
-        .where(api_models.WebhookMessage.id == message_id, api_models.Webhook.agent_id == row.id))
-    if message is None:
-        raise NotFound(f"no webhook message #{message_id} of agent {row.name!r}")
-    message.status, message.due_at = PENDING, utcnow()
-    return message
+def redeliver(session: Session, agent: AgentRef | None, message: int | str
+              ) -> api_models.WebhookMessage:
+    """Send a message again now (its id unchanged, so a receiver can see it is the same):
+    `message` is its row's number or its `msg_…` id (the `webhook-id` a receiver got), of
+    the agent's webhooks (None: of any agent's); raises `NotFound`."""
+    query = rows(api_models.WebhookMessage).join(
+        api_models.Webhook, api_models.Webhook.id == api_models.WebhookMessage.webhook_id).join(
+        models.Agent, models.Agent.id == api_models.Webhook.agent_id).where(
+        models.Agent.deleted_at.is_(None))
+    if isinstance(message, int):
+        query = query.where(api_models.WebhookMessage.id == message)
+    else:
+        query = query.where(api_models.WebhookMessage.msg_id == message)
+    whose = ""
+    if agent is not None:
+        row = get_agent(session, agent)
+        query = query.where(api_models.Webhook.agent_id == row.id)
+        whose = f" of agent {row.name!r}"
+    # A text with a NUL cannot be a message's id (and PostgreSQL refuses to compare it).
+    found = session.scalar(query) if rules.can_be_stored(str(message)) else None
+    if found is None:
+        named = f"#{message}" if isinstance(message, int) else excerpt(message)
+        raise NotFound(f"no webhook message {named}{whose}")
+    found.status, found.due_at = PENDING, utcnow()
+    return found
 
 
 def messages_of(session: Session, webhook: api_models.Webhook, limit: int = 50
@@ -332,4 +374,4 @@ def _host(url: str) -> str:
 def _snapshot(snapshot: models.PublishedSnapshot) -> dict[str, Any]:
     return {"number": snapshot.number, "digest": snapshot.digest, "note": snapshot.note,
             "published_by": snapshot.published_by,
-            "published_at": snapshot.published_at.isoformat()}
+            "published_at": api_time(snapshot.published_at)}

@@ -195,7 +195,8 @@ def _origin(origins: Sequence[Origin], number: int | None) -> Origin | None:
 @dataclass(frozen=True, slots=True)
 class ChangesPage:
     """The Changes page: the latest snapshot (None: never published), what changed since
-    and how every scenario's context changes, and every snapshot, newest first."""
+    and how every scenario's context changes, and every snapshot, newest first; and what
+    the agent is given, the snapshot the `production` label gives (None: no label)."""
 
     latest: models.PublishedSnapshot | None
     snapshots: list[models.PublishedSnapshot]
@@ -204,6 +205,8 @@ class ChangesPage:
     unpublished: bool
     #: The draft's context tests now (the publish gate runs the same).
     tests: context_tests.TestRun | None = None
+    served: models.PublishedSnapshot | None = None
+    served_label: str = store.labels.PRODUCTION
 
     @property
     def latest_number(self) -> int:
@@ -230,7 +233,8 @@ def changes_page(session: Session, agent: str) -> ChangesPage:
         scenarios = scenario_changes(store.snapshot_workspace(latest),
                                      store.load_workspace(session, agent))
     tests = context_tests.run(store.load_workspace(session, agent)) if unpublished else None
-    return ChangesPage(latest, snapshots, changes, scenarios, unpublished, tests)
+    served = store.labelled_or_none(session, agent) if latest is not None else None
+    return ChangesPage(latest, snapshots, changes, scenarios, unpublished, tests, served)
 
 
 def scenario_panel(session: Session, agent: str, name: str | None

@@ -228,8 +228,9 @@ def default_refs(session: Session, agent: str, a: str | None, b: str | None
     if a:
         return a, b
     latest = store.get_snapshot(session, agent)
-    if b != store.DRAFT and b.isdigit() and int(b) > 1 and int(b) <= latest.number:
-        return str(int(b) - 1), b
+    number = store.snapshot_number(b)
+    if number is not None and 1 < number <= latest.number:
+        return str(number - 1), b
     return str(latest.number), b
 
 

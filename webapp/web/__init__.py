@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, current_app, g
-from flask_compress import Compress
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
 from webapp import bounded, store
@@ -27,6 +26,7 @@ from . import (
     api,
     api_keys,
     catalogue,
+    compression,
     editor,
     forms,
     help,
@@ -95,12 +95,7 @@ def register(app: Flask) -> None:
     security.init_app(app)
     # A form flag that asks for a higher role is read once the CSRF check let the form in.
     app.before_request(access.authorize_flags)
-    # HTML and JSON answers are compressed (brotli, else gzip) when the client accepts it;
-    # a level that costs a few milliseconds on a large preview, sent on every keystroke.
-    app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
-    app.config.setdefault("COMPRESS_BR_LEVEL", 4)
-    app.config.setdefault("COMPRESS_LEVEL", 6)
-    Compress(app)
+    compression.init_app(app)
     app.jinja_env.globals["shows"] = responses.shows
     app.jinja_env.globals["panel_element"] = panels.element_of
     app.jinja_env.globals["description_length"] = DESCRIPTION_LENGTH

@@ -64,13 +64,13 @@ def show(agent: str) -> Response:
 
 
 def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:
-    """Every scenario's context tests on the draft, and on the latest snapshot (None when
-    there is none), for the Tests tab."""
-    latest = store.latest_snapshot(get_session(), agent)
-    published = (context_tests.run(store.snapshot_workspace(latest))
-                 if latest is not None else None)
+    """Every scenario's context tests on the draft, and on the snapshot the agent is given
+    (the `production` label's; None when there is none), for the Tests tab."""
+    served = store.labelled_or_none(get_session(), agent)
+    published = (context_tests.run(store.snapshot_workspace(served))
+                 if served is not None else None)
     return {"draft": context_tests.run(workspace), "published": published,
-            "number": latest.number if latest is not None else None}
+            "number": served.number if served is not None else None}
 
 
 @bp.route("/agents/<agent>/preview/lines", methods=["GET", "POST"])

@@ -25,6 +25,7 @@ from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
 
 from .access import ANYONE, API_KEY, requires
+from .api_document import openapi_document
 from .api_schema import (
     SPEC,
     AssembleAnswer,
@@ -38,10 +39,13 @@ from .api_turn import (
     UNCHECKED,
     TurnProblem,
     assemble_turn,
+    entry_fields,
+    expected_context,
     runtime_check,
     sent_messages,
     snapshot_workspace,
 )
+from .compression import keeping_etag
 from .forms import json_body
 from .problems import problem
 from .security import takes_api_key
@@ -52,10 +56,15 @@ Body = TypeVar("Body", bound=BaseModel)
 #: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
 #: shared cache from answering a request with another key's (or none).
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: The answer depends on the encoding asked for and on the key: no shared cache gives one
+#: client's answer to another.
+VARY = "Accept-Encoding, Authorization"
 #: The header that names the snapshot a label or `latest` resolved to.
 SNAPSHOT_HEADER = "X-Snapshot-Number"
-#: The refusals each route documents, all of them problems.
-ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 422, 429)}
+#: The refusals each route documents, all of them problems: a read's, and a post's (whose
+#: body may be too large, not JSON or not what the model says).
+READ_ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 429)}
+POST_ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 413, 415, 422, 429)}
 
 
 class ApiError(HTTPException):
@@ -103,7 +112,7 @@ def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
 
 def label_of(ref: str) -> str | None:
     """`ref` when it can only be a label (not a number, not `latest`)."""
-    return None if ref.isdigit() or ref == "latest" else ref
+    return None if store.snapshot_number(ref) is not None or ref == "latest" else ref
 
 
 def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict[str, Any]:
@@ -114,7 +123,7 @@ def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict
 
 @bp.get("/agents/<agent>/snapshots")
 @takes_api_key
-@SPEC.validate(resp=Answers(HTTP_200=SnapshotList, **ERRORS), skip_validation=True,
+@SPEC.validate(resp=Answers(HTTP_200=SnapshotList, **READ_ERRORS), skip_validation=True,
                tags=["snapshots"])
 @requires(API_KEY)
 def snapshots(agent: str) -> Response:
@@ -130,29 +139,30 @@ def snapshots(agent: str) -> Response:
 
 @bp.get("/agents/<agent>/snapshots/<ref>")
 @takes_api_key
-@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **ERRORS), skip_validation=True,
+@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **READ_ERRORS), skip_validation=True,
                tags=["snapshots"])
 @requires(API_KEY)
 def snapshot(agent: str, ref: str) -> Response:
     """The snapshot `ref` names (a number, a label or `latest`) as its canonical bundle,
     byte for byte; `ETag` is its digest, and `If-None-Match` answers 304."""
     found = resolved(api_key(agent, "read", label_of(ref)), ref)
-    numbered = ref.isdigit()
-    if request.if_none_match.contains(found.digest):
-        response = Response(status=304)
-    else:
-        bundle = store.snapshot_bundle(get_session(), found)
-        response = Response(bundle.encode("utf-8"), mimetype="application/json")
-    response.set_etag(found.digest)
-    response.headers["Cache-Control"] = IMMUTABLE if numbered else "no-cache"
-    response.headers["Vary"] = "Authorization"
-    response.headers[SNAPSHOT_HEADER] = str(found.number)
-    return response
+    numbered = store.snapshot_number(ref) is not None
+    headers = {"Cache-Control": IMMUTABLE if numbered else "no-cache", "Vary": VARY,
+               SNAPSHOT_HEADER: str(found.number)}
+    # Weak comparison (RFC 9110, 13.1.2): `W/"<digest>"`, as a proxy that changed the
+    # encoding sends it back, names the same bundle as `"<digest>"`.
+    if request.if_none_match.contains_weak(found.digest):
+        response = Response(status=304, headers=headers)
+        response.set_etag(found.digest)
+        return response
+    bundle = store.snapshot_bundle(get_session(), found)
+    response = Response(bundle.encode("utf-8"), mimetype="application/json", headers=headers)
+    return keeping_etag(response, found.digest)
 
 
 @bp.post("/agents/<agent>/assemble")
 @takes_api_key
-@SPEC.validate(json=AssembleRequest, resp=Answers(HTTP_200=AssembleAnswer, **ERRORS),
+@SPEC.validate(json=AssembleRequest, resp=Answers(HTTP_200=AssembleAnswer, **POST_ERRORS),
                skip_validation=True, tags=["assemble"])
 @requires(API_KEY)
 def assemble(agent: str) -> Response:
@@ -171,7 +181,7 @@ def assemble(agent: str) -> Response:
 
 @bp.post("/agents/<agent>/log")
 @takes_api_key
-@SPEC.validate(json=LogRequest, resp=Answers(HTTP_201=LogAnswer, **ERRORS),
+@SPEC.validate(json=LogRequest, resp=Answers(HTTP_201=LogAnswer, **POST_ERRORS),
                skip_validation=True, tags=["log"])
 @requires(API_KEY)
 def log(agent: str) -> Response:
@@ -182,19 +192,19 @@ def log(agent: str) -> Response:
     try:
         posted = ([m.model_dump() for m in report.messages]
                   if report.messages is not None else None)
-        sent, document = sent_messages(report.log_entry, posted)
-        check = UNCHECKED
+        sent = sent_messages(report.log_entry, posted)
+        check, expected = UNCHECKED, None
         if report.snapshot is not None:
             workspace, number, digest = turn_workspace(grant, str(report.snapshot))
-            expected = assemble_turn(workspace, report, preview_models(current_app.config))
-            check = runtime_check(sent, expected["messages"], number, digest)
+            expected = expected_context(workspace, report)
+            check = runtime_check(sent.messages, expected.messages, number, digest)
     except TurnProblem as exc:
         raise ApiError(422, str(exc)) from None
     try:
         entry = store.log_runtime(
-            get_session(), grant.agent_id or 0, sent, document=document,
-            summary=report.log_entry or "", scenario=report.scenario,
-            trigger=report.trigger or "", check=check,
+            get_session(), grant.agent_id or 0, sent.messages, document=sent.document,
+            summary=report.log_entry or "", check=check,
+            **entry_fields(report, sent, expected),
             author=f"API key #{grant.key_id}" + (f" {grant.name}" if grant.name else ""))
     except store.ValidationError as exc:
         raise ApiError(422, str(exc)) from None
@@ -222,7 +232,7 @@ def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, in
 @requires(ANYONE)
 def openapi() -> Response:
     """The OpenAPI 3.1 document, made from the models the routes validate with."""
-    return Response(json.dumps(SPEC.spec), mimetype="application/json")
+    return Response(json.dumps(openapi_document(SPEC.spec)), mimetype="application/json")
 
 
 def read_body(model: type[Body]) -> Body:

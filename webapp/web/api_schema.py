@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 from spectree import SecurityScheme, SpecTree
 from spectree.models import SecureType, SecuritySchemeData
 
@@ -55,31 +55,41 @@ class SnapshotList(BaseModel):
     snapshots: list[SnapshotInfo] = Field(description="newest first")
 
 
+#: Requests are read strictly, as the document says: a boolean is not a number nor a
+#: reference, a number is not a text (no lax coercion, so the schema is the whole rule).
+STRICT = ConfigDict(extra="forbid", strict=True)
+
+
 class HistoryItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     role: Literal["user", "assistant", "system"]
     content: str = Field(max_length=LONGEST_TEXT)
-    created_at: str | int | None = None
+    created_at: StrictStr | StrictInt | None = None
 
 
 class AssembleRequest(BaseModel):
     """One turn of the running agent: which snapshot, and what differs from the scenario."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
-    snapshot: str | int = Field(
+    snapshot: StrictStr | StrictInt = Field(
         "production", description="a number, a label, `latest`, or `draft` (the `draft` scope)")
-    scenario: str | None = Field(None, description="supplies every input not posted "
-                                                   "(default: the snapshot's first scenario)")
+    scenario: str | None = Field(
+        None, min_length=1,
+        description="a scenario of the snapshot, which supplies every input not posted (its "
+                    "message, trigger, history, event, provider and the mock tools' data); "
+                    "none: the turn's inputs are the request's alone")
     trigger: str | None = Field(None, max_length=200)
     message: str | None = Field(None, max_length=LONGEST_TEXT)
     tool_results: dict[str, Any] = Field(
         default_factory=dict, max_length=MOST_ENTRIES,
-        description="tool name -> its result (JSON), replacing the mock tool's data")
+        description="a tool of the snapshot -> its result (JSON); a tool not posted is not "
+                    "called, unless a scenario is named (then its mock data is used)")
     variables: dict[str, Any] = Field(
         default_factory=dict, max_length=MOST_ENTRIES,
-        description="`{{name}}` -> value, for names no binding gives")
+        description="`{{name}}` -> value, for names the skills write that no skill, binding "
+                    "or built-in gives")
     history: list[HistoryItem] | None = Field(None, max_length=MOST_ENTRIES)
     provider: Literal["openai", "anthropic"] | None = None
 
@@ -103,8 +113,12 @@ class AssembleAnswer(BaseModel):
 
     snapshot: int | None = Field(description="null for the draft")
     digest: str
-    scenario: str | None
+    scenario: str | None = Field(description="null when the turn named none")
     trigger: str
+    from_scenario: list[str] = Field(
+        description="the inputs the named scenario supplied because the turn did not post "
+                    "them: `trigger`, `message`, `history`, `event`, `provider`, and "
+                    "`tool_results.NAME` for each mock tool's data; empty without a scenario")
     document: str
     messages: list[dict[str, str]]
     request_body: dict[str, Any] = Field(description="the provider's request body "
@@ -117,7 +131,7 @@ class AssembleAnswer(BaseModel):
 class SentMessage(BaseModel):
     """A message as the runtime sent it to the model."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     role: str = Field(max_length=40)
     content: str = Field(max_length=LONGEST_TEXT)
@@ -125,15 +139,19 @@ class SentMessage(BaseModel):
 
 class LogRequest(AssembleRequest):
     """What the running agent sent the model: the context-log entry it wrote, or the
-    messages; with the snapshot and the turn's inputs (as for assemble) the server checks
-    it against what that snapshot assembles from them."""
+    messages (one of the two); with the snapshot and the turn's inputs (as for assemble)
+    the server checks it against what that snapshot assembles from them."""
 
-    snapshot: str | int | None = Field(  # type: ignore[assignment]
+    model_config = ConfigDict(json_schema_extra={
+        "oneOf": [{"required": ["log_entry"]}, {"required": ["messages"]}]})
+
+    snapshot: StrictStr | StrictInt | None = Field(  # type: ignore[assignment]
         None, description="the snapshot the runtime assembled from (a number, a label, "
                           "`latest`, `draft`); none: the report is kept unchecked")
-    log_entry: str | None = Field(None, max_length=LONGEST_TEXT,
-                                  description="the context-log entry the runtime wrote")
-    messages: list[SentMessage] | None = Field(
+    # Not nullable: sent or left out, so "one of the two" is the schema's `oneOf`.
+    log_entry: str = Field(None, max_length=LONGEST_TEXT,  # type: ignore[assignment]
+                           description="the context-log entry the runtime wrote")
+    messages: list[SentMessage] = Field(  # type: ignore[assignment]
         None, max_length=MOST_ENTRIES, description="the messages sent, when no log entry is")
 
     @model_validator(mode="after")
@@ -152,3 +170,79 @@ class LogAnswer(BaseModel):
     snapshot: int | None = Field(description="the snapshot checked against (null: none, or "
                                              "the draft)")
     note: str
+
+
+class WebhookSnapshot(BaseModel):
+    """A snapshot as a webhook's event names it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    number: int
+    digest: str
+    note: str
+    published_by: str | None
+    published_at: datetime
+
+
+class SnapshotPublishedData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    snapshot: WebhookSnapshot
+    label: str | None = Field(description="the label the publish moved (null: none)")
+    previous: WebhookSnapshot | None = Field(description="the newest snapshot before")
+    skills_changed: list[str] = Field(description="d_tags whose version differs")
+
+
+class LabelMovedData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    label: str
+    snapshot: WebhookSnapshot
+    previous: WebhookSnapshot | None = Field(description="where the label pointed before")
+    by: str | None = Field(description="who moved it (null: the local mode)")
+
+
+class WebhookTestData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    by: str | None
+
+
+class SnapshotPublished(BaseModel):
+    """`snapshot.published`: a publish (or a republish)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["snapshot.published"]
+    timestamp: datetime
+    data: SnapshotPublishedData
+
+
+class LabelMoved(BaseModel):
+    """`label.moved`: a label points at another snapshot (each publish, after its
+    `snapshot.published`, and each rollback)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["label.moved"]
+    timestamp: datetime
+    data: LabelMovedData
+
+
+class WebhookTest(BaseModel):
+    """`webhook.test`: Send test event."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["webhook.test"]
+    timestamp: datetime
+    data: WebhookTestData
+
+
+#: Each webhook event's body, by its type (the document's `webhooks`).
+WEBHOOK_EVENTS: dict[str, type[BaseModel]] = {
+    "snapshot.published": SnapshotPublished, "label.moved": LabelMoved,
+    "webhook.test": WebhookTest}

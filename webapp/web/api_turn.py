@@ -10,20 +10,25 @@ no bundle parse.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from webapp.lru import LRU
 from webapp.pipeline import (
+    Context,
     HistoryEntry,
+    LogEntry,
     LogFormatError,
     Scenario,
     Tool,
     Workspace,
     assemble,
+    closest,
+    excerpt,
     load_bundle,
     parse_json,
     parse_log_entry,
+    value_names,
 )
 from webapp.tokens import count_tokens
 from webapp.views.messages import Models, messages_text, request_bodies
@@ -52,39 +57,90 @@ def snapshot_workspace(digest: str, bundle: Callable[[], str]) -> Workspace:
     return workspace
 
 
-def turn_inputs(workspace: Workspace, turn: AssembleRequest
-                ) -> tuple[Workspace, Scenario | None]:
-    """The workspace with the posted tool results and values in place of the mock tools'
-    data, and the scenario (named, else the first) with the posted history and provider.
+class TurnInputs(NamedTuple):
+    """What a turn assembles from: the workspace with the posted tool results, the
+    scenario (the named one with the posted history and provider, else one named "" that
+    holds only what was posted) and the inputs the named scenario supplied."""
 
-    Raises `TurnProblem`: no such scenario; a value posted for a name a binding gives.
+    workspace: Workspace
+    scenario: Scenario
+    from_scenario: list[str]
+
+
+def turn_inputs(workspace: Workspace, turn: AssembleRequest) -> TurnInputs:
+    """The workspace and scenario a turn assembles from. A turn that names a scenario gets
+    its inputs (and the mock tools' data) for what it does not post, and they are listed;
+    a turn that names none has the request's inputs alone: a tool it posts no result for
+    is not called (`tool-not-called`).
+
+    Raises `TurnProblem`: a scenario, tool or value name the snapshot does not know (with
+    the closest names it does), a value posted for a name a binding gives.
     """
-    names = [scenario.name for scenario in workspace.scenarios]
-    if turn.scenario is not None and turn.scenario not in names:
-        raise TurnProblem("scenario", f"no scenario named {turn.scenario[:200]!r} in this "
-                                      "snapshot")
-    bound = {variable.name for variable in workspace.variables}
-    taken = sorted(name for name in turn.variables if name in bound)
-    if taken:
-        raise TurnProblem("variables", f"{taken[0][:200]!r} is a binding of a tool: post the "
-                                       "tool's result in tool_results instead")
+    _check_names(workspace, turn)
+    base = workspace.scenarios_by_name[turn.scenario] if turn.scenario is not None else None
     posted = {**turn.variables, **turn.tool_results}
-    tools = [dataclasses.replace(tool, result=posted[tool.name], results_by_args=())
-             if tool.name in posted else tool for tool in workspace.tools]
-    known = {tool.name for tool in workspace.tools}
+
+    def given(tool: Tool) -> Tool:
+        """The posted result; else the mock data a named scenario takes, or none at all."""
+        if tool.name in posted:
+            return dataclasses.replace(tool, result=posted[tool.name], results_by_args=())
+        return tool if base is not None else dataclasses.replace(tool, called=False)
+
+    tools = [given(tool) for tool in workspace.tools]
+    known = workspace.tools_by_name
     tools += [Tool(name, result=value) for name, value in posted.items() if name not in known]
     workspace = dataclasses.replace(workspace, tools=tuple(tools))
-    base = next((s for s in workspace.scenarios if s.name == turn.scenario),
-                workspace.scenarios[0] if workspace.scenarios else None)
-    if base is None and turn.history is None and turn.provider is None:
-        return workspace, None
-    scenario = base or Scenario("(posted)")
+    scenario = base or Scenario("")
     if turn.history is not None:
         scenario = dataclasses.replace(scenario, history=tuple(
             HistoryEntry(item.role, item.content, item.created_at) for item in turn.history))
     if turn.provider is not None:
         scenario = dataclasses.replace(scenario, provider=turn.provider)
-    return workspace, scenario
+    if base is None:
+        return TurnInputs(workspace, scenario, [])
+    supplied = {"trigger": turn.trigger is None,
+                "message": turn.message is None and bool(base.message),
+                "history": turn.history is None and bool(base.history),
+                "event": base.event is not None,
+                "provider": turn.provider is None and base.provider is not None}
+    return TurnInputs(workspace, scenario, [name for name, took in supplied.items() if took] + [
+        f"tool_results.{tool.name}" for tool in known.values() if tool.name not in posted])
+
+
+def _check_names(workspace: Workspace, turn: AssembleRequest) -> None:
+    """Refuse a name the snapshot does not know, saying which it does that is closest."""
+    if turn.scenario is not None and turn.scenario not in workspace.scenarios_by_name:
+        raise _unknown("scenario", "scenario", turn.scenario, workspace.scenarios_by_name)
+    for name in turn.tool_results:
+        if name not in workspace.tools_by_name:
+            raise _unknown("tool_results", "tool", name, workspace.tools_by_name)
+    if not turn.variables:
+        return
+    bound = workspace.variables_by_name
+    taken = sorted(name for name in turn.variables if name in bound)
+    if taken:
+        raise TurnProblem("variables", f"{excerpt(taken[0])} is a binding of the tool "
+                                       f"{excerpt(bound[taken[0]].tool)}: post the tool's "
+                                       "result in tool_results instead")
+    fillable = value_names(workspace)
+    unknown = sorted(set(turn.variables) - set(fillable))
+    if unknown:
+        raise _unknown("variables", "name", unknown[0], fillable,
+                       " for a value to fill (a `{{name}}` its skills write)")
+
+
+def _unknown(field: str, what: str, name: str, known: Iterable[str], why: str = ""
+             ) -> TurnProblem:
+    close = closest(name, known)
+    hint = f"; did you mean {' or '.join(excerpt(c) for c in close)}?" if close else ""
+    return TurnProblem(field, f"the snapshot has no {what} {excerpt(name)}{why}{hint}")
+
+
+def expected_context(workspace: Workspace, turn: AssembleRequest) -> Context:
+    """What `workspace` assembles from the turn's inputs: the context `assemble_turn`
+    answers with, and what a runtime's report is checked against."""
+    workspace, scenario, _ = turn_inputs(workspace, turn)
+    return assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
 
 
 def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
@@ -92,13 +148,14 @@ def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
     """The fields of an `AssembleAnswer` but the snapshot's: what the editor's preview
     shows for these inputs (document, messages, the provider's request body, the log
     entry, every diagnostic, token counts)."""
-    workspace, scenario = turn_inputs(workspace, turn)
+    workspace, scenario, from_scenario = turn_inputs(workspace, turn)
     context = assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
-    provider = (scenario.provider if scenario else None) or "openai"
+    provider = scenario.provider or "openai"
     bodies = {body.slug: body.value for body in request_bodies(context.messages, models)}
     document = count_tokens(context.document)
     return {
         "scenario": context.scenario, "trigger": context.trigger,
+        "from_scenario": from_scenario,
         "document": context.document, "messages": context.messages,
         "request_body": bodies.get(provider, bodies["openai"]),
         "log_entry": context.log_entry,
@@ -108,19 +165,41 @@ def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
     }
 
 
-def sent_messages(log_entry: str | None, messages: list[dict[str, str]] | None
-                  ) -> tuple[list[dict[str, str]], str]:
-    """The messages a runtime reports it sent, and the document they came from (the log
-    entry's, else the messages laid out as text). Raises `TurnProblem`: a log entry that
-    is not exactly one entry of the context log's format."""
+class Sent(NamedTuple):
+    """What a runtime reports it sent: the messages, the document they came from, and the
+    header of its log entry (None when it posted messages)."""
+
+    messages: list[dict[str, str]]
+    document: str
+    header: LogEntry | None
+
+
+def sent_messages(log_entry: str | None, messages: list[dict[str, str]] | None) -> Sent:
+    """What a runtime reports it sent: its log entry read back, else the messages laid out
+    as text. Raises `TurnProblem`: a log entry that is not exactly one entry of the
+    context log's format."""
     if log_entry is None:
         sent = [{"role": m["role"], "content": m["content"]} for m in messages or []]
-        return sent, messages_text(sent)
+        return Sent(sent, messages_text(sent), None)
     try:
         entry = parse_log_entry(log_entry)
     except LogFormatError as exc:
         raise TurnProblem("log_entry", str(exc)) from None
-    return entry.messages, log_entry.partition("\n")[2]
+    return Sent(entry.messages, log_entry.partition("\n")[2], entry)
+
+
+def entry_fields(report: AssembleRequest, sent: Sent, expected: Context | None
+                 ) -> dict[str, Any]:
+    """The scenario, trigger and problems of a runtime's log entry: what the report posts,
+    else the check's assembly (its trigger and diagnostics), else what the entry's header
+    names (its scenario, trigger and problem counts)."""
+    header = sent.header
+    trigger = report.trigger or (expected.trigger if expected else "") or (
+        header.trigger if header else "")
+    diagnostics, counts = (([d.to_dict() for d in expected.diagnostics], expected.counts())
+                           if expected else ([], header.counts if header else {}))
+    return {"scenario": report.scenario or (header.scenario if header else None),
+            "trigger": trigger, "diagnostics": diagnostics, "counts": counts}
 
 
 def runtime_check(sent: list[dict[str, str]], expected: list[dict[str, str]],

@@ -64,7 +64,8 @@ def save(agent: str) -> Response:
 @bp.get("/agents/<agent>/nostr/events")
 @requires("reviewer")
 def events(agent: str) -> Response:
-    """The unsigned events of a snapshot (`?snapshot=N`, else the latest), to be signed."""
+    """The unsigned events of a snapshot (`?snapshot=N`, else the production label's), to
+    be signed."""
     try:
         prepared = _prepared(agent)
     except store.ValidationError as exc:
@@ -106,14 +107,11 @@ def publish(agent: str) -> Response:
 
 
 def _prepared(agent: str, snapshot: Any = None) -> nostr_sync.Prepared:
-    number = snapshot if snapshot is not None else request.args.get("snapshot")
-    try:
-        number = int(number) if number not in (None, "") else None
-    except (TypeError, ValueError):
-        number = -1  # no such snapshot: a 404
-    if number is not None and not 0 < number <= store.MAX_ID:
-        number = -1
-    return nostr_sync.events_to_sign(get_session(), agent, number)
+    """The events of the snapshot the body or `?snapshot=` names (a number or a label,
+    read by `store.resolve`), else of the `production` label's."""
+    ref = snapshot if snapshot is not None else request.args.get("snapshot")
+    return nostr_sync.events_to_sign(get_session(), agent,
+                                     store.labels.PRODUCTION if ref in (None, "") else str(ref))
 
 
 def _report(agent: str, status: int, **context: Any) -> Response:
@@ -129,6 +127,7 @@ def settings_response(agent: str, status: int = 200, **context: Any) -> Response
         "nostr.html", "_nostr.html", status, agent=row.name, settings=settings,
         npub=npub(settings.pubkey) if settings.pubkey else "",
         snapshots=store.list_snapshots(session, row.name),
+        served=store.labelled_or_none(session, row),
         authors={d: npub(key) for d, key in store.nostr.skill_authors(session, row.name).items()},
         errors=context.pop("errors", {}), values=context.pop("values", None), **context)
 
