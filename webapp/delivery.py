@@ -28,7 +28,8 @@ from standardwebhooks.webhooks import Webhook
 
 from webapp import api_models, db, store
 from webapp.models import utcnow
-from webapp.store.webhooks import TIMEOUT_SECONDS, Delivery, address_problem
+from webapp.outbound import address_problem
+from webapp.store.webhooks import TIMEOUT_SECONDS, Delivery
 
 #: Seconds a worker waits between looks at the outbox when nothing was due.
 IDLE_SECONDS = 1.0

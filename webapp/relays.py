@@ -29,8 +29,8 @@ from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
 from webapp.nostr import MAX_EVENT_BYTES
+from webapp.outbound import address_problem
 from webapp.store.nostr import is_loopback, relay_url_problem
-from webapp.store.webhooks import address_problem
 
 #: How long one relay may take for a whole exchange, connecting included.
 TIMEOUT_SECONDS = 10.0

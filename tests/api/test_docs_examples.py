@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.server import serve
 from tests.support.waiting import wait_until
-from webapp import db, delivery, store
+from webapp import db, delivery, outbound, store
 
 API_MD = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 ENDPOINTS, WEBHOOKS = API_MD.read_text(encoding="utf-8").split("\n## Webhooks\n")
@@ -78,7 +78,7 @@ def test_the_shell_example_runs(server, database_url, tmp_path, example, prints)
 
 
 def test_the_webhook_receiver_verifies_what_a_publish_sends(app, session_factory, monkeypatch):
-    monkeypatch.setenv(store.webhooks.ALLOW_PRIVATE, "1")
+    monkeypatch.setenv(outbound.ALLOW_PRIVATE, "1")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

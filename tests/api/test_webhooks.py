@@ -17,7 +17,8 @@ from tests.support.receiver import receiver
 from webapp import api_models, delivery, store
 from webapp.cli import main
 from webapp.models import utcnow
-from webapp.store.webhooks import ALLOW_PRIVATE, RETRIES, url_problem
+from webapp.outbound import ALLOW_PRIVATE
+from webapp.store.webhooks import RETRIES, url_problem
 from webapp.web.api_schema import WEBHOOK_EVENTS, SnapshotInfo
 
 

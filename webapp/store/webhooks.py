@@ -19,10 +19,7 @@ base64) is shown once; it is kept as it is, since it must sign.
 from __future__ import annotations
 
 import base64
-import ipaddress
-import os
 import secrets
-import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from webapp import api_models, models
 from webapp.models import utcnow
+from webapp.outbound import address_problem, numeric_host, private_allowed
 from webapp.pipeline import excerpt
 
 from . import rules
@@ -53,7 +51,6 @@ RETRIES = tuple(timedelta(seconds=s) for s in (5, 30, 120, 600, 3600, 6 * 3600, 
 TIMEOUT_SECONDS = 10
 #: A claimed message is due again after this if its worker never wrote its try (it died).
 LEASE = timedelta(seconds=6 * TIMEOUT_SECONDS)
-ALLOW_PRIVATE = "SKILL_EDITOR_WEBHOOK_ALLOW_PRIVATE"
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 
 
@@ -86,22 +83,6 @@ def api_time(moment: datetime) -> str:
     return _TIME.dump_python(moment.astimezone(UTC), mode="json")
 
 
-def private_allowed() -> bool:
-    """Whether this instance lets webhooks reach private and loopback addresses."""
-    return os.environ.get(ALLOW_PRIVATE) == "1"
-
-
-def address_problem(address: str) -> str | None:
-    """Why a webhook may not reach the IP `address` (None: it may)."""
-    ip = ipaddress.ip_address(address)
-    if getattr(ip, "ipv4_mapped", None):
-        ip = ip.ipv4_mapped  # type: ignore[union-attr]
-    if ip.is_global or private_allowed():
-        return None
-    return (f"{address} is not a public address (private, loopback, link-local or reserved); "
-            f"an instance that must reach one sets {ALLOW_PRIVATE}=1")
-
-
 def url_problem(url: str) -> str | None:
     """Why `url` cannot be a webhook's (None: it can): http(s), a host, no credentials,
     and a host that is not named as a non-public address."""
@@ -120,23 +101,9 @@ def url_problem(url: str) -> str | None:
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
         return None if private_allowed() else f"{host} is not a public host"
     try:
-        return address_problem(_numeric_host(host))
+        return address_problem(numeric_host(host))
     except ValueError:
         return None  # a name: checked again when it is resolved for each try
-
-
-def _numeric_host(host: str) -> str:
-    """`host` as an IP address when it is one, legacy IPv4 forms included (`127.1`,
-    `0x7f.0.0.1`, `2130706433`, which resolvers accept); raises `ValueError` for a name."""
-    try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        if not host or not all(c in "0123456789abcdefx." for c in host):
-            raise
-        try:
-            return socket.inet_ntoa(socket.inet_aton(host))
-        except OSError:
-            raise ValueError(host) from None
 
 
 def list_webhooks(session: Session, agent: AgentRef) -> list[api_models.Webhook]:
