@@ -30,7 +30,7 @@ from webapp.nostr import (
     event_problem,
     read_agent,
 )
-from webapp.pipeline import loads_json
+from webapp.pipeline import loads_json, whole_number
 from webapp.store.agents import find_agent
 from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
 
@@ -171,8 +171,9 @@ def _named(reading: Reading, pubkey: str, kinds: Kinds) -> dict[str, set[tuple[i
     lists = [event for event in reading.used if event["kind"] == kinds.adoption]
     for tag in lists[0]["tags"][:MAX_ADOPTED + 1] if lists else []:
         parts = tag[1].split(":", 2) if tag[:1] == ["a"] and len(tag) > 1 else []
-        if len(parts) == 3 and parts[0].isdigit() and len(parts[1]) == 64:
-            named.setdefault(parts[1], set()).add((int(parts[0]), parts[2]))
+        kind = whole_number(parts[0]) if len(parts) == 3 else None
+        if kind is not None and len(parts[1]) == 64:
+            named.setdefault(parts[1], set()).add((kind, parts[2]))
     return named
 
 

@@ -24,6 +24,7 @@ from webapp.pipeline import (
     dump_bundle,
     excerpt,
     load_bundle,
+    whole_number,
 )
 
 from .keys import event_problem
@@ -196,10 +197,11 @@ def _read_list(reading: Reading, adoption: dict[str, Any],
     skills = []
     for tag in a_tags:
         parts = tag[1].split(":", 2) if len(tag) > 1 else []
-        if len(parts) != 3 or not parts[0].isdigit():
+        kind = whole_number(parts[0]) if len(parts) == 3 else None
+        if kind is None:
             reading.problems.append(EventProblem("adoption list", f"bad a tag {tag[:2]!r}"))
             continue
-        kind, author, d = int(parts[0]), parts[1], parts[2]
+        author, d = parts[1], parts[2]
         event = newest.get((kind, author, d))
         if kind not in (kinds.skill, kinds.embedded, kinds.settings):
             reading.problems.append(EventProblem(tag[1], f"kind {kind} is not a skill's kind"))

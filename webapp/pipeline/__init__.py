@@ -86,7 +86,17 @@ from .result import (
 )
 from .roles import role_sections
 from .typed import FALSE_WORDS, TRUE_WORDS, flag_word, lf_line_ends
-from .untrusted import MAX_DEPTH, JsonNumber, dumps_json, excerpt, load_yaml, loads_json, read_json
+from .untrusted import (
+    MAX_DEPTH,
+    JsonNumber,
+    dumps_json,
+    excerpt,
+    is_digits,
+    load_yaml,
+    loads_json,
+    read_json,
+    whole_number,
+)
 from .usage import (
     BindingUse,
     LineUse,
@@ -225,6 +235,8 @@ __all__ = [
     "line_runs",
     "origin_spans",
     "load_yaml",
+    "whole_number",
+    "is_digits",
     "loads_json",
     "read_json",
     "JsonNumber",

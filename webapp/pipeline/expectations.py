@@ -30,6 +30,7 @@ from .log_entry import comparable_entry
 from .origins import origin_spans
 from .placeholders import find_placeholders
 from .result import SEVERITIES, Context
+from .untrusted import whole_number
 from .workspace import Scenario, Tool, Workspace
 
 CHECKS = ("contains", "not_contains", "regex", "tokens_at_most", "window_share_at_most",
@@ -138,7 +139,7 @@ def _scope_problem(scope: Any) -> str | None:
     if scope in ("document", *ROLE_SCOPES):
         return None
     kind, _, rest = scope.partition(":")
-    if kind == "message" and rest.isdigit() and len(rest) <= 6:
+    if kind == "message" and whole_number(rest, 6) is not None:
         return None
     if kind == "skill" and rest and len(rest) <= 200:
         return None
@@ -320,8 +321,9 @@ def scoped_text(context: Context, scope: str) -> str | None:
         return "\n".join(m["content"] for m in context.messages if m["role"] == scope)
     kind, _, rest = scope.partition(":")
     if kind == "message":
-        index = int(rest)
-        return context.messages[index]["content"] if index < len(context.messages) else None
+        index = whole_number(rest, 6)
+        return (context.messages[index]["content"]
+                if index is not None and index < len(context.messages) else None)
     lines = context.document.split("\n")
     return "\n".join(line for start, count, _, skill in origin_spans(context.origins)
                      if skill == rest for line in lines[start:start + count])

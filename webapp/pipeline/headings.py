@@ -81,7 +81,7 @@ def _is_paragraph_line(line: str) -> bool:
         return False
     if first in _LIST_START and (len(stripped) == 1 or stripped[1] in " \t"):
         return False
-    if first.isdigit():
+    if first in "0123456789":
         digits = len(stripped) - len(stripped.lstrip("0123456789"))
         rest = stripped[digits:]
         if digits <= 9 and rest[:1] in (".", ")") and (len(rest) == 1 or rest[1] in " \t"):

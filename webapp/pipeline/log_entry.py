@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from urllib.parse import quote, unquote
 
 from .result import SEVERITIES
+from .untrusted import whole_number
 from .workspace import ROLES
 
 _PREFIX = "<!-- context-log: "
@@ -132,7 +133,8 @@ def _read_entry(lines: list[str], index: int) -> tuple[LogEntry, int]:
     for number, item in enumerate(layout.removeprefix("messages").split()):
         role, _, size = item.rpartition(":")
         role = unquote(role)
-        if role not in ROLES or not size.isdigit():
+        lines_in = whole_number(size)
+        if role not in ROLES or lines_in is None:
             raise LogFormatError(f"line {index}: unreadable message layout {item[:40]!r}")
         if number:
             if index >= len(lines) or lines[index] != "":
@@ -141,7 +143,7 @@ def _read_entry(lines: list[str], index: int) -> tuple[LogEntry, int]:
             index += 1
         if index >= len(lines) or lines[index] != f"{role}:":
             raise LogFormatError(f"line {index + 1}: expected `{role}:`")
-        end = index + 1 + int(size)
+        end = index + 1 + lines_in
         if end > len(lines):
             raise LogFormatError(f"line {index + 1}: the entry ends early")
         messages.append({"role": role, "content": "\n".join(lines[index + 1:end])})

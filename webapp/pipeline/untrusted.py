@@ -68,6 +68,18 @@ class SafeYamlLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
+def is_digits(text: str) -> bool:
+    """Whether `text` is one or more ASCII digits: the one rule of what a digit is.
+    `str.isdigit` alone is true for `²`, which `int` refuses, and for `١`, which it reads."""
+    return text.isascii() and text.isdigit()
+
+
+def whole_number(text: str, most_digits: int = 9) -> int | None:
+    """`text` as a whole number when it is 1 to `most_digits` ASCII digits, else None: the
+    one reading of a count or an index from text (a long run of digits counts nothing)."""
+    return int(text) if len(text) <= most_digits and is_digits(text) else None
+
+
 def load_yaml(text: str) -> tuple[Any, Any]:
     """The YAML document in `text` and its node (None, None for an empty document).
 

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from .formatters import FORMATTERS, FormatOptions, coerce_json, format_value, register_formatter
 from .result import Diagnostic
+from .untrusted import whole_number
 from .workspace import BUILTIN_ALIASES, BUILTIN_TOOLS, Scenario, Variable, Workspace
 
 #: The format a built-in tool's output gets when a binding names none.
@@ -211,8 +212,9 @@ def select(result: Any, binding: Variable) -> tuple[Any, Diagnostic | None]:
         for part in binding.path.split("."):
             if isinstance(value, dict) and part in value:
                 value = value[part]
-            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-                value = value[int(part)]
+            elif isinstance(value, list) and (at := whole_number(part)) is not None \
+                    and at < len(value):
+                value = value[at]
             else:
                 return error(f"the path `{binding.path}` does not exist in the result "
                              f"(stopped at `{part}`)")

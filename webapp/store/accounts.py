@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from webapp import models
 from webapp.models import utcnow
+from webapp.pipeline import whole_number
 
 from .actor import LOCAL, current_actor
 from .errors import AlreadyExists, NotFound, StoreError, ValidationError
@@ -276,10 +277,10 @@ def session_token(user: models.User) -> str:
 def user_of_session(session: Session, token: str) -> models.User | None:
     """The enabled account a session's `session_token` names, or None (gone, disabled,
     its sessions ended since, or not a token at all)."""
-    user_id, _, _ = token.partition("-")
-    if not user_id.isdigit() or len(user_id) > 10:
+    user_id = whole_number(token.partition("-")[0], 10)
+    if user_id is None:
         return None
-    user = session.scalar(rows(models.User).where(models.User.id == int(user_id)))
+    user = session.scalar(rows(models.User).where(models.User.id == user_id))
     if user is None or user.disabled:
         return None
     return user if secrets.compare_digest(session_token(user), token) else None

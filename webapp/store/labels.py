@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from webapp import api_models, models
 from webapp.models import utcnow
+from webapp.pipeline import is_digits, whole_number
 
 from .accounts import require_role
 from .activity import record
@@ -45,7 +46,7 @@ def label_problem(name: str) -> str | None:
     if not _LABEL.fullmatch(name):
         return ("must be 1 to 64 lower-case letters, digits, '.', '_' or '-', starting with "
                 "a letter or digit")
-    if name.isdigit():
+    if is_digits(name):
         return "cannot be a number (a number names a snapshot)"
     if name in RESERVED:
         return f"cannot be {name!r} (a reference with its own meaning)"
@@ -55,7 +56,7 @@ def label_problem(name: str) -> str | None:
 def moved_to(detail: str) -> int | None:
     """The number of the snapshot a `label.move` row's detail says the label moved to."""
     number = detail.removeprefix(MOVED_TO).partition(" ")[0] if detail.startswith(MOVED_TO) else ""
-    return int(number) if number.isascii() and number.isdigit() and len(number) <= 9 else None
+    return whole_number(number)
 
 
 def labels_by_snapshot(session: Session, agent: AgentRef) -> dict[int, list[str]]:

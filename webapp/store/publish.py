@@ -36,6 +36,7 @@ from webapp.pipeline import (
     lf_line_ends,
     load_bundle,
     parse_json,
+    whole_number,
 )
 
 from . import rules
@@ -216,7 +217,7 @@ class SnapshotRef:
 def snapshot_number(ref: str) -> int | None:
     """The number `ref` is when it names a snapshot by number (ASCII digits, at most nine:
     not `²`, which `int` refuses, nor a number no row can have), else None."""
-    return int(ref) if ref.isascii() and ref.isdigit() and len(ref) <= 9 else None
+    return whole_number(ref)
 
 
 def resolve(session: Session, agent: AgentRef, ref: str = PRODUCTION) -> SnapshotRef:

@@ -38,7 +38,7 @@ from typing import Any
 from sqlalchemy import JSON
 
 from webapp import models
-from webapp.pipeline import ITEM_SECTIONS, check_item, item_field, lf_line_ends
+from webapp.pipeline import ITEM_SECTIONS, check_item, is_digits, item_field, lf_line_ends
 
 from .errors import ValidationError
 
@@ -266,8 +266,8 @@ def parse_integer(name: str, value: Any) -> tuple[int | None, str | None]:
         value = int(value)
     elif isinstance(value, str):
         text = value.strip()
-        digits = text.lstrip("+-")
-        if not digits.isascii() or not digits.isdigit():
+        digits = text[1:] if text[:1] in ("+", "-") else text
+        if not is_digits(digits):  # one sign at most, then ASCII digits
             return None, f"must be a whole number, not {_excerpt(repr(value))}"
         if len(digits.lstrip("0")) > _MAX_DIGITS:
             high = INTEGER_RANGES[name][1]

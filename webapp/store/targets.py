@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp import api_models, models
+from webapp.pipeline import whole_number
 
 from .labels import moved_to
 
@@ -98,4 +99,4 @@ def still_there(session: Session, targets: Iterable[Target]) -> set[Target]:
 
 def _is_number(text: str) -> bool:
     """A number as a row names it: ASCII digits, few enough for any column."""
-    return text.isascii() and text.isdigit() and len(text) <= 9
+    return whole_number(text) is not None

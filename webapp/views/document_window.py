@@ -32,7 +32,7 @@ from typing import TypeVar
 
 from markupsafe import Markup
 
-from webapp.pipeline import Context, Origin, first_line_of, origin_spans
+from webapp.pipeline import Context, Origin, first_line_of, origin_spans, whole_number
 from webapp.render import markdown_to_html
 from webapp.render.blocks import markdown_blocks
 
@@ -111,7 +111,7 @@ def parse_lines(value: object) -> tuple[int, int] | None:
 def is_count(text: str) -> bool:
     """Whether `text` is a line number or count as an address writes one: ASCII digits,
     few enough for any document (and for `int`, which refuses 4,300 digits or more)."""
-    return text.isascii() and text.isdigit() and len(text) <= 9
+    return whole_number(text) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from flask import (
 
 from webapp import context_tests, store
 from webapp.db import get_session
-from webapp.pipeline import Skill, Workspace, assemble, resolvable_names
+from webapp.pipeline import Skill, Workspace, assemble, resolvable_names, whole_number
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
 from webapp.views.panels import LARGE_PAGE, shown_panels
@@ -273,8 +273,8 @@ def approve_test(agent: str, d_tag: str) -> Response:
     form = parse_skill_form(data, store.skill_of(row), from_form=from_form)
     workspace = store.load_workspace(session, agent)
     scenario = workspace.scenarios_by_name.get(str(data.get("test_scenario", "")))
-    index_text = str(data.get("test_index", ""))
-    index = int(index_text) if index_text.isdigit() and len(index_text) <= 6 else -1
+    index = whole_number(str(data.get("test_index", "")), 6)
+    index = -1 if index is None else index
     if (scenario is None or not 0 <= index < len(scenario.expect) or form.errors
             or "snapshot" not in scenario.expect[index]):
         abort(422, description="no such snapshot test, or a draft that cannot be previewed")
