@@ -152,7 +152,18 @@ def count_tokens(text: str) -> TokenCount:
     enc = encoding()
     if enc is None:
         return TokenCount(estimate(text), exact=False, reason=_loader.error)
-    return TokenCount(sum(map(_count_piece, pieces(text))), exact=True)
+    counted = [_count_piece(piece) for piece in pieces(text)]
+    n = sum(abs(count) for count in counted)
+    if any(count < 0 for count in counted):
+        return TokenCount(n, exact=False, reason=f"a word of more than {LONG_WORD:,} "
+                                                 "characters is estimated")
+    return TokenCount(n, exact=True)
+
+
+#: A run of this many characters without whitespace is counted by estimate: the encoding's
+#: merges grow with the square of a word's length (one word of a megabyte: 2 s; a megabyte
+#: of prose: 0.13 s), and such a run is no text a model reads.
+LONG_WORD = 4096
 
 
 # The encoding first splits text with PAT_STR and never merges across those splits. After
@@ -187,13 +198,21 @@ def _split_before(char: str) -> bool:
 
 
 def _count_piece(piece: str) -> int:
+    """The piece's count; negative when it was estimated (a word past `LONG_WORD`)."""
     # A keystroke changes one piece of a large document; the others are counted already.
     if len(piece) <= CACHED_PIECE_CHARS:
         return _counts.get_or_compute(piece, _count)
     return _count(piece)
 
 
+def _has_long_word(piece: str) -> bool:
+    # Only a piece longer than a long word can hold one; `split` runs in C.
+    return len(piece) > LONG_WORD and max(map(len, piece.split()), default=0) > LONG_WORD
+
+
 def _count(piece: str) -> int:
+    if _has_long_word(piece):
+        return -estimate(piece)
     enc = encoding()
     assert enc is not None  # count_tokens checked
     return len(enc.encode_ordinary(piece))

@@ -109,3 +109,22 @@ def test_each_line_is_a_token_and_its_rank(monkeypatch):
     data = b"IQ== 0\nIg== 1\n"
     monkeypatch.setattr(tokens, "EXPECTED_SHA256", hashlib.sha256(data).hexdigest())
     assert load_ranks(data) == {b"!": 0, b'"': 1}
+
+
+def test_a_long_word_is_estimated_and_never_reaches_the_encoder(monkeypatch):
+    """The encoding's merges grow with the square of a word's length (a megabyte of one
+    letter: seconds): a run past `LONG_WORD` without whitespace is estimated, said so, and
+    the encoder is never handed it."""
+    enc = tokens.encoding()
+    seen: list[int] = []
+    real = enc.encode_ordinary
+
+    def encode(text):
+        seen.append(max(map(len, text.split()), default=0))
+        return real(text)
+
+    monkeypatch.setattr(enc, "encode_ordinary", encode)
+    count = count_tokens("Some prose first.\n\n" + "a" * 1_000_000 + "\n\nAnd after.")
+    assert not count.exact and "more than 4,096 characters is estimated" in count.reason
+    assert count.n >= 250_000 and seen and max(seen) <= tokens.LONG_WORD
+    assert count_tokens("word " * 2000).exact
