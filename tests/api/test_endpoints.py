@@ -100,7 +100,7 @@ def test_a_numbered_snapshot_is_its_bundle_byte_for_byte_and_immutable(app, clie
     assert response.data == row.bundle.encode("utf-8")
     assert hashlib.sha256(response.data).hexdigest() == row.digest
     assert response.headers["ETag"] == f'"{row.digest}"'
-    assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert response.headers["Cache-Control"] == "private, max-age=31536000, immutable"
     assert "Authorization" in response.headers["Vary"]
 
 

@@ -29,6 +29,9 @@ def test_a_key_is_created_and_its_token_shown_once(app, client, csrf, simon):
     created = client.post(PAGE, data={"csrf_token": csrf, "name": "runtime", "agent": simon,
                                       "scope": ["read", "assemble"]})
     assert created.status_code == 201
+    # No cache keeps the answer that shows the token; the list without it may be kept.
+    assert created.headers["Cache-Control"] == "no-store"
+    assert "no-store" not in client.get(PAGE).headers.get("Cache-Control", "")
     token = token_in(created)
     with app.app_context():
         key = store.api_keys.authenticate(db.get_session(), token, "127.0.0.1")

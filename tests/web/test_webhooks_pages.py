@@ -41,7 +41,7 @@ def test_the_pages_and_their_fragments(app, client, simon, hooks):
 def test_a_webhook_is_added_and_its_secret_shown_once(app, client, csrf, hooks):
     response = client.post(hooks, data={"csrf_token": csrf, "url": "https://deploy.example/in",
                                         "event": ["snapshot.published"]})
-    assert response.status_code == 201
+    assert response.status_code == 201 and response.headers["Cache-Control"] == "no-store"
     secret = re.search(r'id="new-secret"[^>]*>(whsec_[A-Za-z0-9+/=]+)<', response.text)[1]
     listed = client.get(hooks).text
     assert "https://deploy.example/in" in listed and secret not in listed

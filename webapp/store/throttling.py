@@ -54,10 +54,15 @@ def throttled_until(session: Session, username: str, address: str,
     from an address that never failed signs in whatever others try.
     """
     failed = models.FailedLogin
+    # A name in parentheses is a kind of its own (wrong API keys: `api_keys.THROTTLE_NAME`),
+    # counted apart: a runtime's wrong keys never hold up a person's sign-in from its
+    # address, and a scanner's keys elsewhere never hold up this address's.
+    apart = username.startswith("(")
+    kind = (failed.username == username) if apart else ~failed.username.startswith("(")
     counts = [_failures(session, now, failed.username == username, failed.address == address),
-              _failures(session, now, failed.address == address)]
-    if counts[-1][0]:  # the address failed lately: the name's failures everywhere count too
-        counts.append(_failures(session, now, failed.username == username))
+              _failures(session, now, failed.address == address, kind)]
+    if counts[-1][0] and not apart:  # the address failed lately: the name's failures
+        counts.append(_failures(session, now, failed.username == username))  # everywhere
     retry_at = max((last + wait_after(count) for count, last in counts if count),
                    default=None)
     return retry_at if retry_at is not None and retry_at > now else None

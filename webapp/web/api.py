@@ -55,7 +55,9 @@ Body = TypeVar("Body", bound=BaseModel)
 
 #: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
 #: shared cache from answering a request with another key's (or none).
-IMMUTABLE = "public, max-age=31536000, immutable"
+#: A numbered snapshot never changes; `private`, since it is answered to a key: a shared
+#: cache would go on serving it after the key is revoked.
+IMMUTABLE = "private, max-age=31536000, immutable"
 #: The answer depends on the encoding asked for and on the key: no shared cache gives one
 #: client's answer to another.
 VARY = "Accept-Encoding, Authorization"

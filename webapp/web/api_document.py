@@ -26,7 +26,7 @@ SNAPSHOT_HEADERS = {
                             "decoded), whatever the encoding", "schema": _TEXT},
     "X-Snapshot-Number": {"description": "the snapshot's number (what a label or `latest` "
                                          "resolved to)", "schema": {"type": "integer"}},
-    "Cache-Control": {"description": "a number: `public, max-age=31536000, immutable`; a "
+    "Cache-Control": {"description": "a number: `private, max-age=31536000, immutable`; a "
                                      "label or `latest`: `no-cache`", "schema": _TEXT},
     "Vary": {"description": "`Accept-Encoding, Authorization`", "schema": _TEXT},
 }

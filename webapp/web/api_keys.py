@@ -16,7 +16,7 @@ from webapp import store
 from webapp.db import get_session
 
 from .access import ADMIN, requires
-from .responses import done, page_or_fragment
+from .responses import done, page_or_fragment, secret_kept_out_of_caches
 
 bp = Blueprint("api_keys", __name__)
 
@@ -57,8 +57,8 @@ def keys_response(status: int = 200, errors: dict[str, str] | None = None,
                   values: Any = None, made: store.api_keys.NewKey | None = None) -> Response:
     """The page (or its fragment), with the form as sent and its errors, or a new token."""
     session = get_session()
-    return page_or_fragment(
+    return secret_kept_out_of_caches(page_or_fragment(
         "api_keys.html", "_api_keys.html", status, keys=store.api_keys.list_keys(session),
         agents=[agent.name for agent in store.list_agents(session)],
         scopes=store.api_keys.SCOPES, scopes_of=store.api_keys.scopes_of,
-        errors=errors or {}, values=values, made=made)
+        errors=errors or {}, values=values, made=made), shown=made is not None)

@@ -46,6 +46,14 @@ def page_or_fragment(page: str, fragment: str, status: int = 200, **context: Any
     return response
 
 
+def secret_kept_out_of_caches(response: Response, *, shown: bool) -> Response:
+    """`response`, with `Cache-Control: no-store` when it `shown` a secret (a new API key's
+    token, a new webhook's secret): no cache, the browser's included, keeps it."""
+    if shown:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def go_to(url: str) -> Response:
     """After a change that leads to another page: a 303, or for htmx a full navigation."""
     if wants_fragment():

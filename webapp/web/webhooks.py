@@ -16,7 +16,7 @@ from webapp import store
 from webapp.db import get_session
 
 from .access import ADMIN, requires
-from .responses import done, page_or_fragment
+from .responses import done, page_or_fragment, secret_kept_out_of_caches
 
 bp = Blueprint("webhooks", __name__)
 
@@ -95,10 +95,10 @@ def hooks_response(agent: str, status: int = 200, errors: dict[str, str] | None 
     webhook's secret."""
     session = get_session()
     row = store.get_agent(session, agent)
-    return page_or_fragment(
+    return secret_kept_out_of_caches(page_or_fragment(
         "webhooks.html", "_webhooks.html", status, agent=row.name,
         hooks=store.webhooks.list_webhooks(session, row), events=store.webhooks.EVENTS,
-        errors=errors or {}, values=values, made=made)
+        errors=errors or {}, values=values, made=made), shown=made is not None)
 
 
 def _log_url(agent: str, webhook_id: int) -> str:
