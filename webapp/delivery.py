@@ -72,13 +72,17 @@ def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
         connection = _connection(parts.scheme, parts.hostname or "", parts.port)
     except Refused as exc:
         return None, str(exc)
-    timer = threading.Timer(TIMEOUT_SECONDS, connection.close)
+    # One deadline for the whole exchange (connect, request, status, headers, body): a
+    # receiver that answers a byte at a time would renew a socket's timeout with each.
+    timer = threading.Timer(TIMEOUT_SECONDS, connection.cut)
     timer.start()
     try:
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         connection.request("POST", path, body=body, headers=headers)
         answer = connection.getresponse()
         excerpt = answer.read(api_models.EXCERPT_LENGTH).decode("utf-8", "replace")
+        if not timer.is_alive():  # cut at the deadline: what came is no whole answer
+            return None, f"no answer within {TIMEOUT_SECONDS} s"
         return answer.status, excerpt
     except (OSError, http.client.HTTPException, ValueError) as exc:
         if isinstance(exc, TimeoutError) or not timer.is_alive():  # either deadline
@@ -89,7 +93,7 @@ def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
         connection.close()
 
 
-def _connection(scheme: str, host: str, port: int | None) -> http.client.HTTPConnection:
+def _connection(scheme: str, host: str, port: int | None) -> _PinnedHTTP | _PinnedHTTPS:
     """A connection to `host` that will connect to the address checked here."""
     port = port or (443 if scheme == "https" else 80)
     try:
@@ -106,7 +110,21 @@ def _connection(scheme: str, host: str, port: int | None) -> http.client.HTTPCon
     return _PinnedHTTP(host, addresses[0], port)
 
 
-class _PinnedHTTP(http.client.HTTPConnection):
+class _Cut:
+    """A connection whose socket another thread can cut at its deadline: `shutdown` wakes a
+    read blocked in it, which `close` does not (the answer keeps its own file of it)."""
+
+    raw: socket.socket | None = None
+
+    def cut(self) -> None:
+        if self.raw is not None:
+            try:
+                self.raw.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # closed already
+
+
+class _PinnedHTTP(_Cut, http.client.HTTPConnection):
     """HTTP to `address`, naming `host` in the request."""
 
     def __init__(self, host: str, address: str, port: int):
@@ -114,10 +132,11 @@ class _PinnedHTTP(http.client.HTTPConnection):
         self.address = address
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self.raw = socket.create_connection((self.address, self.port),
+                                                        self.timeout)
 
 
-class _PinnedHTTPS(http.client.HTTPSConnection):
+class _PinnedHTTPS(_Cut, http.client.HTTPSConnection):
     """HTTPS to `address`, with `host`'s certificate checked (SNI and host name)."""
 
     def __init__(self, host: str, address: str, port: int):
@@ -126,8 +145,9 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
         self.address = address
 
     def connect(self) -> None:
-        raw = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)  # type: ignore
+        self.raw = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(self.raw,  # type: ignore[attr-defined]
+                                              server_hostname=self.host)
 
 
 def run(url: str | None, stop: threading.Event, *, once: bool = False,

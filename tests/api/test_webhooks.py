@@ -5,6 +5,7 @@ delivering each message once, addresses refused, the commands."""
 from __future__ import annotations
 
 import re
+import socket
 import threading
 from datetime import timedelta
 
@@ -348,3 +349,47 @@ def test_the_commands(database_url, allow_private):
     assert run("webhook", "add", "--agent", "nobody", "--url", "https://a.example/").exit_code == 1
     assert run("webhook", "remove", "1", "--agent", "demo").exit_code == 0
     assert run("webhook", "remove", "1", "--agent", "demo").exit_code == 1
+
+
+def test_a_receiver_that_answers_a_byte_at_a_time_is_cut_at_the_deadline(allow_private,
+                                                                          monkeypatch):
+    """One deadline covers the whole try: a receiver that starts its answer and then sends
+    a byte every 0.1 s (each byte renewing a socket's timeout) is cut when it passes, and
+    the try says so. What the receiver got to send is counted, not timed."""
+    monkeypatch.setattr(delivery, "TIMEOUT_SECONDS", 0.5)
+    listener = socket.create_server(("127.0.0.1", 0))
+    sent: list[int] = []
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            try:
+                for _ in range(300):  # 30 s, were the try never cut
+                    conn.sendall(b"X")
+                    sent.append(1)
+                    if hung_up(conn, 0.1):
+                        break
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    port = listener.getsockname()[1]
+    status, detail = delivery.post(store.webhooks.Delivery(
+        1, "msg_1", f"http://127.0.0.1:{port}/in", "whsec_" + "A" * 32, {"type": "x"}),
+        utcnow())
+    thread.join(timeout=60)
+    listener.close()
+    assert status is None and "no answer within 0.5 s" in detail
+    assert len(sent) < 60, len(sent)
+
+
+def hung_up(conn: socket.socket, seconds: float) -> bool:
+    """Whether the other end of `conn` closed it within `seconds`."""
+    conn.settimeout(seconds)
+    try:
+        return conn.recv(1) == b""
+    except TimeoutError:
+        return False
