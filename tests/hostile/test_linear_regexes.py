@@ -43,6 +43,7 @@ REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
                                  "or fails at the next character"),
     re.compile(r"[.\[]"): (SCAN, "one character"),
     re.compile(r"[\[\]]"): (SCAN, "one character"),
+    re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"): (SCAN, "one character"),
     re.compile("[\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029]"): (SCAN, "one character"),
     re.compile(r"[^a-z0-9-]"): (SCAN, "one character"),
     re.compile(r"<[A-Za-z/!?]"): (SCAN, "two characters"),

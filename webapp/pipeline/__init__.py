@@ -43,19 +43,14 @@ from .bundle import (
 from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .expectations import (
     CHECKS,
-    DIRECT_SEARCH,
     ContextShape,
     Expectation,
-    Search,
     TestResult,
     builtin_checks,
-    pattern_problem,
     read_expectations,
     run_expectations,
     run_tests,
     scoped_text,
-    search_cost,
-    search_pattern,
     skills_in,
 )
 from .explain import explain
@@ -74,6 +69,7 @@ from .log_entry import (
 )
 from .names import ResolvableName, Vocabulary, resolvable_names
 from .origins import Origins, first_line_of, line_runs, origin_spans
+from .patterns import DIRECT_SEARCH, Search, pattern_problem, search_cost, search_pattern
 from .result import (
     SEVERITIES,
     Context,
