@@ -33,6 +33,14 @@ def test_the_problems_tab_says_which_clients_refuse_a_long_description(client, d
     assert "Nothing these clients would refuse, cut or ignore." in clean
 
 
+def test_the_problems_sentence_counts_the_skill_md_as_the_badge_does(client, docs):
+    """The one problem is the SKILL.md's: the sentence says so, not "No problems"."""
+    html = client.get("/agents/Docs/skills/doc-coauthoring").data.decode()
+    assert 'id="problem-count" aria-hidden="true">1</span>' in html
+    assert ('id="problem-summary">1 problem: 1 error, all in doc-coauthoring&#39;s SKILL.md '
+            "for the agent&#39;s clients.</p>") in html
+
+
 def test_the_draft_is_linted_as_it_is_typed(client, docs, csrf):
     response = client.post("/agents/Docs/skills/pdf/preview", data={
         "csrf_token": csrf, "version": "1", "d_tag": "pdf", "name": "pdf",
