@@ -90,6 +90,18 @@ def test_the_catalogue_shows_each_clients_listing_against_its_budget(app, client
                        b'<section id="catalogue"')
 
 
+def test_the_costliest_descriptions_are_one_table_with_a_column_per_client(client, docs):
+    html = client.get("/agents/Docs/catalogue").data.decode()
+    assert html.count("<caption>The costliest descriptions") == 1
+    table = html[html.index('class="records-table catalogue-costliest"'):]
+    table = table[:table.index("</table>")]
+    assert re.findall(r'<th scope="col">([^<]*)</th>', table) == [
+        "Skill", "Agent Skills specification", "Codex"]
+    first = re.search(r'<tbody><tr><th scope="row"><a [^>]*>([^<]*)</a></th>'
+                      r"<td>([\d,]+)</td><td>([\d,]+)", table)
+    assert first and first.groups() == ("doc-coauthoring", "1,068", "1,068")
+
+
 def test_an_overflowing_catalogue_is_a_problem(app, client, docs):
     html = client.get("/agents/Docs/catalogue", query_string={"window": "5000"}).data.decode()
     assert "Measured in a context window of 5,000 tokens" in html
