@@ -11,7 +11,7 @@ import json
 import nostr_sdk
 import pytest
 
-from tests.support.pages import HTMX, is_page
+from tests.support.pages import HTMX, diffs_shown_once, is_page
 from tests.support.relay import local_relay
 from webapp import db, store
 from webapp.nostr import sign
@@ -168,6 +168,7 @@ def test_the_import_form_preview_and_apply(app, client, csrf, simon):
             store.create_skill(session, simon, "local", content="Only here.\n")
         preview = client.post("/nostr/import", data={**form, "agent_name": ""})
     assert "Update Simon" in preview.text and "import-changed" in preview.text
+    assert diffs_shown_once(preview.text)  # unified or side by side, with the toggle
     assert "Edited" in preview.text and 'class="diff diff-unified"' in preview.text
     assert "Move local to the trash" in preview.text
     applied = client.post("/nostr/import/apply", data={
