@@ -7,6 +7,8 @@ with CSRF and roles. Relays are real (LocalRelay on 127.0.0.1)."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import nostr_sdk
 import pytest
@@ -219,3 +221,15 @@ def test_the_specification_is_served(client):
     assert is_page(page) and "Skills on Nostr" in page.text and "10123" in page.text
     fragment = client.get("/help/nostr", headers=HTMX)
     assert not is_page(fragment) and "Skills on Nostr" in fragment.text
+
+
+def test_the_guide_says_31124_is_shared_and_names_the_page_s_kind_fields(client, simon):
+    """docs/nostr.md warns that another application uses kind 31124, and tells how to
+    choose other kinds with the fields the Nostr page really has."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "nostr.md").read_text("utf-8")
+    assert "Another Nostr application also publishes kind 31124" in guide
+    section = guide[guide.index("### Choosing other kinds"):]
+    page = client.get(f"/agents/{simon}/nostr").text
+    for field in re.findall(r"\*\*([^*]+)\*\*", section.split("\n\n")[1]):
+        assert f"{field} <input" in page or f">{field}</button>" in page or field == "Nostr", (
+            field)
