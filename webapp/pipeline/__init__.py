@@ -69,6 +69,7 @@ from .log_entry import (
 )
 from .names import ResolvableName, Vocabulary, resolvable_names
 from .origins import Origins, first_line_of, line_runs
+from .placeholders import find_placeholders
 from .result import (
     SEVERITIES,
     Context,
@@ -201,6 +202,7 @@ __all__ = [
     "dump_tool",
     "dump_variable",
     "dumps_json",
+    "find_placeholders",
     "find_skills",
     "first_line_of",
     "flag_word",
