@@ -87,17 +87,16 @@ def _lines_in(r: Reading, parts: TracedText) -> str:
     other = sum(1 + len(p.origins) for p in r.context.pieces if p.skill is None)
     markers = parts.lines - other - (out - trimmed)  # what is left is marker lines
     last = 2 + len(STAGES)  # the trigger, the order, then the skills' stages
-    said = [f"the {plural(out, 'line')} the skills gave out at step {last}"]
+    said = [f"step {last}'s {out}"]
     if trimmed:
-        said.append(f"less {plural(trimmed, 'blank line')} trimmed around their parts")
+        said.append(f"less {plural(trimmed, 'blank line')} trimmed around the parts")
     if markers > 0:
-        said.append(f"plus {plural(markers, 'marker line')} written before parts that "
-                    f"had none")
+        said.append(f"plus {plural(markers, 'marker line')} before parts that had none")
     elif markers < 0:
         said.append(f"less {plural(-markers, 'marker line')} of empty parts, dropped")
     if other:
         said.append(f"plus the incoming message's {plural(other, 'line')}")
-    return f"In: {plural(parts.lines, 'line')}, {', '.join(said)}."
+    return f"In: {plural(parts.lines, 'line')}: {', '.join(said)}."
 
 
 def messages_step(r: Reading) -> Step:
