@@ -13,11 +13,16 @@ PORT ?= 5000
 
 .PHONY: setup run test bench bench-check screenshots
 
+# pip says only its errors (-qq): its notices, warnings and the editable install's build
+# output are noise before every `make run` that follows a change of pyproject.toml.
+PIP_INSTALL = $(VENV)/bin/pip install -qq --disable-pip-version-check
+
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[test]'
-	touch $@
+	@echo "Installing Skill Editor and its dependencies in $(VENV) (again when pyproject.toml changes)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP_INSTALL) --upgrade pip
+	@$(PIP_INSTALL) -e '.[test]'
+	@touch $@
 
 setup: $(VENV)/.installed
 

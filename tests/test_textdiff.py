@@ -20,6 +20,11 @@ from webapp.textdiff.words import word_parts
      (("a ", False), ("x", True), (" c", False))),
     ("same", "same", (("same", False),), (("same", False),)),
     ("", "new", (), (("new", True),)),
+    # A placeholder is paired whole: not `identity` renamed between kept braces.
+    ("{{identity}}", "- **Profile**: {{agent_profile}}", (("{{identity}}", True),),
+     (("- **Profile**: {{agent_profile}}", True),)),
+    ("Hi {{ name }}!", "Hi {{name}}!", (("Hi ", False), ("{{ name }}", True), ("!", False)),
+     (("Hi ", False), ("{{name}}", True), ("!", False))),
 ])
 def test_word_parts(old, new, left, right):
     got_left, got_right = word_parts(old, new)

@@ -107,6 +107,16 @@ def _sqlite_file(url: URL) -> Path | None:
     return Path(database)
 
 
+def _chosen_by(url: URL) -> str:
+    """Which setting chose the database `url`, in words, for the message that creates it."""
+    if os.environ.get("DATABASE_URL") and normalize_url(os.environ["DATABASE_URL"]) == url:
+        return "set by DATABASE_URL"
+    if url == normalize_url(default_url()):
+        return ("the default, shared by every checkout of this user; "
+                "DATABASE_URL or --database-url chooses another")
+    return "set by --database-url or the app's DATABASE_URL setting"
+
+
 def _on_sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
@@ -159,7 +169,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
         if path is not None and not path.exists():
             # Said (the CLI shows it), so that a command run with another database in
             # mind does not fill a new, empty one unnoticed.
-            log.info("creating a new database: %s (DATABASE_URL chooses another)", path.resolve())
+            log.info("creating a new database: %s (%s)", path.resolve(), _chosen_by(parsed))
             path.parent.mkdir(parents=True, exist_ok=True)
         kwargs.setdefault("connect_args", {}).setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
         engine = create_engine(parsed, **_SQLITE_JSON_CODEC, **kwargs)

@@ -17,7 +17,7 @@ import click
 
 from . import db, nostr_sync, relays, store
 from .dbcli import act_as, database_url_option
-from .nostr import NostrKeyError, address, npub, secret_keys, sign
+from .nostr import NostrKeyError, address, new_keys, npub, secret_keys, sign
 from .snapshotcli import snapshot_options, snapshot_ref
 from .store.nostr import NostrSettings, read_settings
 
@@ -26,6 +26,12 @@ agent_option = click.option("--agent", "agent_name", metavar="NAME", required=Tr
 relay_option = click.option("--relay", "relay_urls", multiple=True, metavar="URL",
                             help="A relay (wss://; repeat). Default: the agent's relays.")
 NSEC_ENV = "NOSTR_NSEC"
+#: Said (on stderr) with a generated secret key.
+NSEC_WARNING = (
+    "Its secret key (nsec) follows, shown this once: Skill Editor keeps no copy. Store it now "
+    "in a password manager or a file only you can read (give it back with --nsec-file or "
+    f"${NSEC_ENV}). Anyone who has it can sign as the agent; without it, nothing can be "
+    "published as the agent again.")
 nsec_option = click.option("--nsec-file", type=click.Path(dir_okay=False, exists=True),
                            help=f"A file holding the secret key (nsec or hex); "
                                 f"else ${NSEC_ENV}.")
@@ -39,14 +45,26 @@ def nostr_group() -> None:
 @nostr_group.command("key")
 @agent_option
 @click.option("--npub", "key", metavar="NPUB", help="The agent's public key (npub or hex).")
+@click.option("--generate", is_flag=True,
+              help="Make a new key pair: the agent gets its npub, and its nsec is printed "
+                   "once on stdout (never kept).")
 @relay_option
 @database_url_option
-def key_cmd(agent_name: str, key: str | None, relay_urls: tuple[str, ...],
+def key_cmd(agent_name: str, key: str | None, generate: bool, relay_urls: tuple[str, ...],
             database_url: str | None) -> None:
-    """Show the agent's Nostr key and relays, or set them (--npub, --relay)."""
+    """Show the agent's Nostr key and relays, or set them (--npub or --generate, --relay)."""
+    if generate and key is not None:
+        raise click.UsageError("give --npub or --generate, not both")
+    nsec = None
     with db.session_scope(database_url) as session:
         act_as(session)
         current = _call(store.nostr.nostr_settings, session, agent_name)
+        if generate:
+            if current.pubkey:
+                raise click.ClickException(
+                    f"the agent already has a key ({npub(current.pubkey)}); to replace it, "
+                    f"clear it first with --npub ''")
+            key, nsec = new_keys()
         if key is not None or relay_urls:
             kinds = {name: getattr(current.kinds, name)
                      for name in ("skill", "embedded", "adoption", "settings")}
@@ -54,7 +72,13 @@ def key_cmd(agent_name: str, key: str | None, relay_urls: tuple[str, ...],
                            list(relay_urls or current.relays), kinds)
             _call(store.nostr.set_nostr, session, agent_name, wanted)
             current = wanted
+    if nsec is None:
         click.echo(_describe(current))
+        return
+    # stdout holds the secret alone, so `> agent.nsec` makes a file for --nsec-file.
+    click.echo(f"The agent's key is now {npub(current.pubkey)}.", err=True)
+    click.echo(NSEC_WARNING, err=True)
+    click.echo(nsec)
 
 
 def _describe(settings: NostrSettings) -> str:

@@ -102,6 +102,23 @@ def test_database_url_option_wins_over_the_environment(runner, tmp_path, bundle_
         assert [a.name for a in store.list_agents(session)] == ["Tester"]
 
 
+@pytest.mark.parametrize("by_environment", [True, False])
+def test_a_new_database_says_which_setting_chose_it(tmp_path, monkeypatch, bundle_file,
+                                                    by_environment):
+    """Not "DATABASE_URL chooses another" when DATABASE_URL (or the option) chose it."""
+    database = tmp_path / "chosen.sqlite"
+    if by_environment:
+        monkeypatch.setenv("DATABASE_URL", f"sqlite:///{database}")
+        args, said = [], "(set by DATABASE_URL)"
+    else:
+        monkeypatch.delenv("DATABASE_URL", raising=False)
+        args = ["--database-url", f"sqlite:///{database}"]
+        said = "(set by --database-url or the app's DATABASE_URL setting)"
+    result = CliRunner().invoke(main, ["import", str(bundle_file), *args])
+    assert result.exit_code == 0, result.output
+    assert f"creating a new database: {database} {said}" in result.output
+
+
 def test_the_default_database_is_one_file_whatever_the_current_folder(tmp_path, monkeypatch,
                                                                       bundle_file):
     """Run from two folders, the commands use the one file in the user's data folder (not
@@ -114,7 +131,9 @@ def test_the_default_database_is_one_file_whatever_the_current_folder(tmp_path, 
     monkeypatch.chdir(tmp_path / "one")
     result = CliRunner().invoke(main, ["import", str(bundle_file)])
     assert result.exit_code == 0, result.output
-    assert f"skill-editor: creating a new database: {database}" in result.output
+    assert (f"skill-editor: creating a new database: {database} (the default, shared by every "
+            "checkout of this user; DATABASE_URL or --database-url chooses another)"
+            ) in result.output
     monkeypatch.chdir(tmp_path / "two")
     result = CliRunner().invoke(main, ["export", "--agent", "Tester"])
     assert result.exit_code == 0, result.output

@@ -61,6 +61,32 @@ def test_the_key_is_set_and_shown(run):
     assert bad.exit_code == 1 and "only for a relay on this machine" in bad.stderr
 
 
+def test_a_key_is_generated_its_nsec_printed_once_and_its_npub_set(run, tmp_path):
+    made = run("nostr", "key", "--agent", "Simon", "--generate")
+    assert made.exit_code == 0, made.output
+    nsec = made.stdout.strip()
+    assert made.stdout == nsec + "\n" and nsec.startswith("nsec1")  # alone: `> file` works
+    public = nostr_sdk.Keys.parse(nsec).public_key().to_bech32()
+    assert f"The agent's key is now {public}." in made.stderr
+    assert "shown this once: Skill Editor keeps no copy" in made.stderr
+    shown = run("nostr", "key", "--agent", "Simon")
+    assert shown.stdout == f"{public}\n" and nsec not in shown.stdout
+    again = run("nostr", "key", "--agent", "Simon", "--generate")
+    assert again.exit_code == 1 and "already has a key" in again.stderr
+    assert run("nostr", "key", "--agent", "Simon").stdout == shown.stdout
+    both = run("nostr", "key", "--agent", "Simon", "--generate", "--npub", NPUB)
+    assert both.exit_code == 2 and "not both" in both.stderr
+    # The printed key signs for the agent.
+    path = tmp_path / "agent.nsec"
+    path.write_text(made.stdout, encoding="utf-8")
+    exported = run("nostr", "export", "--agent", "Simon", "--published", "--nsec-file",
+                   str(path), "-o", str(tmp_path / "out.jsonl"))
+    assert exported.exit_code == 0, exported.output
+    # Cleared, as the refusal says, a new one can be made.
+    assert run("nostr", "key", "--agent", "Simon", "--npub", "").stdout == "(no key)\n"
+    assert run("nostr", "key", "--agent", "Simon", "--generate").stdout.startswith("nsec1")
+
+
 def test_export_writes_signed_events_that_import_reads_back(run, nsec, tmp_path):
     run("nostr", "key", "--agent", "Simon", "--npub", NPUB)
     out = tmp_path / "simon.jsonl"

@@ -107,3 +107,46 @@ def without_time(body: bytes) -> bytes:
     style nonce of the Content-Security-Policy."""
     body = re.sub(rb"context-log: \S+Z", b"context-log: T", body)
     return re.sub(rb'nonce="[^"]*"', b'nonce=""', body)
+
+
+class _DiffViews(HTMLParser):
+    """Each diff table of a page with the element that picks its view: the nearest
+    ancestor with `data-diff-view` (None without one), and the toggles inside each."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+            "source", "track", "wbr"}
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.open: list[tuple[str, int | None]] = []  # (tag, index of a view element)
+        self.views = 0
+        self.tables: list[tuple[str, int | None]] = []
+        self.toggles: set[int] = set()
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        view = self.open[-1][1] if self.open else None
+        if tag == "table" and {"diff-unified", "diff-split"} & set(
+                (found.get("class") or "").split()):
+            self.tables.append(((found.get("class") or ""), view))
+        if found.get("data-view-toggle") == "diff-view" and view is not None:
+            self.toggles.add(view)
+        if "data-diff-view" in found:
+            view, self.views = self.views, self.views + 1
+        if tag not in self.VOID:
+            self.open.append((tag, view))
+
+    def handle_endtag(self, tag: str) -> None:
+        for at in range(len(self.open) - 1, -1, -1):
+            if self.open[at][0] == tag:
+                del self.open[at:]
+                return
+
+
+def diffs_shown_once(html: str) -> bool:
+    """Whether every diff on the page (its unified and side-by-side tables) sits in an
+    element that shows one of them at a time, with the Unified / Side by side toggle."""
+    parsed = _DiffViews(html)
+    return bool(parsed.tables) and all(view is not None and view in parsed.toggles
+                                       for _, view in parsed.tables)

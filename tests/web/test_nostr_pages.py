@@ -7,11 +7,13 @@ with CSRF and roles. Relays are real (LocalRelay on 127.0.0.1)."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import nostr_sdk
 import pytest
 
-from tests.support.pages import HTMX, is_page
+from tests.support.pages import HTMX, diffs_shown_once, is_page
 from tests.support.relay import local_relay
 from webapp import db, store
 from webapp.nostr import sign
@@ -170,6 +172,7 @@ def test_the_import_form_preview_and_apply(app, client, csrf, simon):
             store.create_skill(session, simon, "local", content="Only here.\n")
         preview = client.post("/nostr/import", data={**form, "agent_name": ""})
     assert "Update Simon" in preview.text and "import-changed" in preview.text
+    assert diffs_shown_once(preview.text)  # unified or side by side, with the toggle
     assert "Edited" in preview.text and 'class="diff diff-unified"' in preview.text
     assert "Move local to the trash" in preview.text
     applied = client.post("/nostr/import/apply", data={
@@ -220,3 +223,15 @@ def test_the_specification_is_served(client):
     assert is_page(page) and "Skills on Nostr" in page.text and "10123" in page.text
     fragment = client.get("/help/nostr", headers=HTMX)
     assert not is_page(fragment) and "Skills on Nostr" in fragment.text
+
+
+def test_the_guide_says_31124_is_shared_and_names_the_page_s_kind_fields(client, simon):
+    """docs/nostr.md warns that another application uses kind 31124, and tells how to
+    choose other kinds with the fields the Nostr page really has."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "nostr.md").read_text("utf-8")
+    assert "Another Nostr application also publishes kind 31124" in guide
+    section = guide[guide.index("### Choosing other kinds"):]
+    page = client.get(f"/agents/{simon}/nostr").text
+    for field in re.findall(r"\*\*([^*]+)\*\*", section.split("\n\n")[1]):
+        assert f"{field} <input" in page or f">{field}</button>" in page or field == "Nostr", (
+            field)

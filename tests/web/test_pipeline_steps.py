@@ -187,3 +187,38 @@ def test_the_editors_pipeline_tab_shows_every_step_and_the_skill_in_full(client,
         re.sub(r"</?code>", "`", pipeline))
     step = "/agents/Simon/pipeline/trigger?scenario=admin+asks+about+mentions&amp;skill=chat"
     assert f'href="{step}"' in pipeline
+
+
+def test_a_newcomer_s_words_are_explained_where_first_shown(client, demos):
+    """"in … lines", "layer 2", "adoption order" and "grouped mode" each get a plain
+    explanation, a `<dfn>`, at the first step that shows them; the mode over the steps
+    links to its own."""
+    html = client.get("/agents/Simon/pipeline").data.decode()
+    found = re.findall(r'<li class="pipeline-step-summary[^"]*" id="summary-(\w+)"|'
+                       r'<dfn id="term-(\w+)">', html)
+    where, step = {}, None
+    for key, term in found:
+        step = key or step
+        if term:
+            where[term] = step
+    assert where == {"lines": "trigger", "layer": "trigger", "adoption": "order",
+                     "mode": "messages"}
+    assert re.search(r'href="/agents/Simon/pipeline/messages\?[^"#]*#term-mode">grouped mode</a>',
+                     html)
+    page = client.get("/agents/Simon/pipeline/order").data.decode()
+    assert '<dfn id="term-adoption">adoption order</dfn>' in page
+    assert "The order of the agent&#39;s skill list." in page
+
+
+def test_no_two_steps_share_most_of_a_name():
+    """"Roles split" and "Roles split into messages" read as one step twice."""
+    names = [name.lower() for name, _, _ in STEP_WORDS.values()]
+    assert all(not b.startswith(a) for a in names for b in names if a != b), names
+    assert STEP_WORDS["roles"][0] == "Blocks cut at role markers"
+    assert STEP_WORDS["messages"][0] == "Blocks laid out as messages"
+
+
+def test_the_messages_step_says_where_the_skills_lines_went(client, demos):
+    """Step 7 gives out 33 lines and step 9 takes 32 in: the blank line trimmed is said."""
+    html = unescape(client.get("/agents/Simon/pipeline/messages").data.decode())
+    assert "In: 32 lines: step 7's 33, less 1 blank line trimmed around the parts." in html

@@ -232,13 +232,19 @@ def badge(html: str, d_tag: str) -> tuple[str, int] | None:
 
 
 def own_problems(html: str) -> tuple[str, int] | None:
-    """The Problems tab's count of the edited skill's own problems, as (worst, total)."""
-    found = re.search(r"own lines:\s*(?:<span class=\"sev-(\w+)\">([^<]*)</span>|none)",
-                      panel(html, "problems"))
-    assert found, "the Problems tab counts the skill's own problems"
-    if found[1] is None:
+    """The Problems tab's count of the edited skill's own problems, as (worst, total): its
+    sentence names them worst first, and has no share to tell when the context has none."""
+    summary = re.search(r'id="problem-summary">([^<]*)<', panel(html, "problems"))
+    assert summary, "the Problems tab has its sentence"
+    found = re.search(r"own lines: ([^.)]*)", summary[1])
+    if found is None:
+        assert "own lines" not in summary[1] and " in the context" not in summary[1]
         return None
-    return found[1], sum(int(n) for n in re.findall(r"\d+", found[2]))
+    if found[1] == "none":
+        return None
+    worst = re.match(r"\d+ (error|warning|info)", found[1])
+    assert worst, found[1]
+    return worst[1], sum(int(n) for n in re.findall(r"\d+", found[1]))
 
 
 def test_badges_count_own_problems_coloured_by_the_worst(client, relay_watch):

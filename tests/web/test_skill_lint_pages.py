@@ -33,6 +33,14 @@ def test_the_problems_tab_says_which_clients_refuse_a_long_description(client, d
     assert "Nothing these clients would refuse, cut or ignore." in clean
 
 
+def test_the_problems_sentence_counts_the_skill_md_as_the_badge_does(client, docs):
+    """The one problem is the SKILL.md's: the sentence says so, not "No problems"."""
+    html = client.get("/agents/Docs/skills/doc-coauthoring").data.decode()
+    assert 'id="problem-count" aria-hidden="true">1</span>' in html
+    assert ('id="problem-summary">1 problem: 1 error, all in doc-coauthoring&#39;s SKILL.md '
+            "for the agent&#39;s clients.</p>") in html
+
+
 def test_the_draft_is_linted_as_it_is_typed(client, docs, csrf):
     response = client.post("/agents/Docs/skills/pdf/preview", data={
         "csrf_token": csrf, "version": "1", "d_tag": "pdf", "name": "pdf",
@@ -80,6 +88,18 @@ def test_the_catalogue_shows_each_clients_listing_against_its_budget(app, client
     assert "- pdf: Comprehensive PDF manipulation toolkit" in html
     assert starts_with(client.get("/agents/Docs/catalogue", headers=HTMX),
                        b'<section id="catalogue"')
+
+
+def test_the_costliest_descriptions_are_one_table_with_a_column_per_client(client, docs):
+    html = client.get("/agents/Docs/catalogue").data.decode()
+    assert html.count("<caption>The costliest descriptions") == 1
+    table = html[html.index('class="records-table catalogue-costliest"'):]
+    table = table[:table.index("</table>")]
+    assert re.findall(r'<th scope="col">([^<]*)</th>', table) == [
+        "Skill", "Agent Skills specification", "Codex"]
+    first = re.search(r'<tbody><tr><th scope="row"><a [^>]*>([^<]*)</a></th>'
+                      r"<td>([\d,]+)</td><td>([\d,]+)", table)
+    assert first and first.groups() == ("doc-coauthoring", "1,068", "1,068")
 
 
 def test_an_overflowing_catalogue_is_a_problem(app, client, docs):

@@ -8,6 +8,7 @@ import io
 import json
 import re
 import zipfile
+from datetime import UTC, datetime
 
 import pytest
 
@@ -286,6 +287,20 @@ def test_export_skill_as_a_zipped_skill_md_folder(client, simon):
     assert text.startswith("---\nname: chat\ndescription: Answers the admin's direct messages, "
                            "using tools when a request needs action.\nmetadata:\n  d_tag: chat\n")
     assert text.endswith("\n---\n\n" + BUNDLE["skills"][2]["content"])
+
+
+def test_exported_entries_are_dated_when_the_skill_s_version_was_saved(app, client, simon):
+    """Not 1980-01-01: the version's time (UTC), so the same version zips to the same bytes."""
+    with app.app_context():
+        session = db.get_session()
+        row = store.get_skill(session, "Simon", "chat")
+        row.updated_at = datetime(2026, 3, 4, 5, 6, 8, tzinfo=UTC)
+        session.commit()
+    for url in ("/agents/Simon/skills/chat/export", "/agents/Simon/skills.zip"):
+        data = client.get(url).data
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            assert archive.getinfo("chat/SKILL.md").date_time == (2026, 3, 4, 5, 6, 8)
+        assert client.get(url).data == data
 
 
 def test_export_names_the_folder_after_the_d_tag(app, client, simon):

@@ -4,8 +4,8 @@ Reading lists the zip's directory as `folders.Entry`s and lets `folders.read_tre
 what to read, so an entry outside every skill is never decompressed and a skill's files
 are decompressed only up to its limit. An encrypted entry, or one whose compression
 Python cannot read, is refused by name. Writing is deterministic: the same folders give
-the same bytes (entries in path order, dated 1980-01-01, mode 644, or 755 for a file that
-was executable).
+the same bytes (entries in path order, dated when the skill's version was saved, in UTC,
+mode 644, or 755 for a file that was executable).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import io
 import stat
 import zipfile
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from webapp.pipeline import Skill
 
@@ -25,7 +26,8 @@ from .skill_md import encode_skill_md, skill_name
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, RuntimeError,
                NotImplementedError, ValueError)
-_DATE = (1980, 1, 1, 0, 0, 0)
+#: The earliest date a zip entry can hold, for a folder that has no time of its own.
+_EARLIEST = (1980, 1, 1, 0, 0, 0)
 
 
 def is_zip(filename: str, data: bytes) -> bool:
@@ -95,6 +97,17 @@ def folder_files(folder: SkillFolder) -> list[tuple[str, bytes, bool]]:
                                               for f in folder.files]
 
 
+def zip_date(saved_at: datetime | None) -> tuple[int, int, int, int, int, int]:
+    """A zip entry's date for a skill version saved at `saved_at` (UTC, as the zip format
+    keeps no time zone; None, or before 1980, is 1980-01-01, the earliest it can hold)."""
+    if saved_at is None:
+        return _EARLIEST
+    if saved_at.tzinfo is not None:
+        saved_at = saved_at.astimezone(UTC)
+    t = saved_at
+    return max((t.year, t.month, t.day, t.hour, t.minute, t.second), _EARLIEST)
+
+
 def zip_folders(folders: Sequence[SkillFolder]) -> bytes:
     """A zip with one folder per skill, named by `folder_names`: a skills folder, ready for
     `.agents/skills/` or `.claude/skills/`."""
@@ -102,8 +115,9 @@ def zip_folders(folders: Sequence[SkillFolder]) -> bytes:
     names = folder_names([folder.skill for folder in folders])
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, folder in zip(names, folders, strict=True):
+            dated = zip_date(folder.saved_at)
             for path, data, executable in folder_files(folder):
-                info = zipfile.ZipInfo(f"{name}/{path}", date_time=_DATE)
+                info = zipfile.ZipInfo(f"{name}/{path}", date_time=dated)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.create_system = 3
                 info.external_attr = (0o100755 if executable else 0o100644) << 16

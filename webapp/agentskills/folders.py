@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import unicodedata
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from functools import cached_property
 from posixpath import basename, dirname
 
@@ -69,7 +70,8 @@ class SkillFolder:
     """A skill with its Agent Skills folder: the head its SKILL.md had (`skill_md.SkillText`),
     its line ends, and its files; `source` is where an upload held it (for messages).
     `whole` is false for a SKILL.md read alone: its files are not known, and an import
-    keeps the ones the skill has."""
+    keeps the ones the skill has. `saved_at` is when this version of the skill was saved
+    (UTC; None for one read from an upload): a zip dates the folder's entries with it."""
 
     skill: Skill
     head: str = ""
@@ -77,6 +79,7 @@ class SkillFolder:
     files: tuple[SkillFile, ...] = ()
     source: str = ""
     whole: bool = True
+    saved_at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,6 +20,7 @@ from .keys import (
     event_id,
     event_problem,
     naddr,
+    new_keys,
     npub,
     public_key_hex,
     secret_keys,
@@ -29,6 +30,6 @@ from .keys import (
 __all__ = [
     "DISABLED", "MAX_ADOPTED", "MAX_EVENT_BYTES", "Address", "EventProblem", "Kinds",
     "NostrKeyError", "Reading", "address", "agent_events", "coordinate", "event_id",
-    "event_problem", "kinds_problems", "naddr", "npub", "public_key_hex", "read_agent",
+    "event_problem", "kinds_problems", "naddr", "new_keys", "npub", "public_key_hex", "read_agent",
     "secret_keys", "sign",
 ]

@@ -66,6 +66,12 @@ def secret_keys(text: str) -> nostr_sdk.Keys:
         raise NostrKeyError("is not a valid secret key") from None
 
 
+def new_keys() -> tuple[str, str]:
+    """A new key pair from the system's random source: `(hex public key, nsec)`."""
+    keys = nostr_sdk.Keys.generate()
+    return keys.public_key().to_hex(), keys.secret_key().to_bech32()
+
+
 def address(text: str) -> Address:
     """An `npub`, hex key or `naddr` as an `Address`; raises `NostrKeyError`."""
     text = text.strip()

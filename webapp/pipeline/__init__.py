@@ -70,6 +70,7 @@ from .log_entry import (
 from .names import ResolvableName, Vocabulary, resolvable_names
 from .origins import Origins, first_line_of, line_runs, origin_spans
 from .patterns import DIRECT_SEARCH, Search, pattern_problem, search_cost, search_pattern
+from .placeholders import find_placeholders
 from .result import (
     SEVERITIES,
     Context,
@@ -221,6 +222,7 @@ __all__ = [
     "dump_tool",
     "dump_variable",
     "dumps_json",
+    "find_placeholders",
     "find_skills",
     "first_line_of",
     "flag_word",

@@ -30,7 +30,7 @@ from .explain_skills import (
     listed,
     plural,
 )
-from .explain_words import STEP_WORDS
+from .explain_words import STEP_TERMS, STEP_WORDS, TERMS
 from .origins import Origins
 from .result import Context
 from .stages import STAGES
@@ -177,8 +177,9 @@ def explain(workspace: Workspace, scenario: str | Scenario | None = None, *,
     steps = []
     for key, make in STEPS:
         name, does, rule = STEP_WORDS[key]
+        terms = tuple((term, *TERMS[term]) for term in STEP_TERMS.get(key, ()))
         steps.append(dataclasses.replace(make(reading), key=key, name=name, does=does,
-                                         rule=rule))
+                                         rule=rule, terms=terms))
     return Explanation(workspace.agent.name, context.scenario, context.trigger,
                        workspace.agent.message_mode, tuple(steps), context)
 

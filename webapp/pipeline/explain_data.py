@@ -54,6 +54,8 @@ class Step:
     skills: tuple[SkillStep, ...] = ()
     selection: tuple[Selection, ...] = ()
     messages: tuple[MessageShape, ...] = ()
+    #: The words this step explains, first met here: (key, the words, what they mean).
+    terms: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def changed(self) -> bool:

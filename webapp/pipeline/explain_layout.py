@@ -8,6 +8,7 @@ from .explain_data import MessageShape, Reading, Step
 from .explain_skills import LISTED, TracedText, listed, plural
 from .origins import OriginsBuilder
 from .result import Origin
+from .stages import STAGES
 from .untrusted import dumps_json
 
 _TITLE = Origin("title")
@@ -70,6 +71,34 @@ def _joining(r: Reading) -> list[str]:
     return joining
 
 
+def _blank_lines(text: str) -> int:
+    return sum(1 for line in text.split("\n") if not line.strip())
+
+
+def _lines_in(r: Reading, parts: TracedText) -> str:
+    """Where the lines the skills' last stage gave out went on their way in: blank lines
+    trimmed around each part, a marker line per part, the incoming message added. (The
+    title is laid out at the next step.)"""
+    given = [r.texts[skill.d_tag][-1] for skill in r.selected]
+    out = sum(text.lines for text in given)
+    trimmed = (sum(_blank_lines(text.text) for text in given if text.lines)
+               - sum(_blank_lines(p.text) for p in r.context.pieces
+                     if p.skill is not None and p.origins))
+    other = sum(1 + len(p.origins) for p in r.context.pieces if p.skill is None)
+    markers = parts.lines - other - (out - trimmed)  # what is left is marker lines
+    last = 2 + len(STAGES)  # the trigger, the order, then the skills' stages
+    said = [f"step {last}'s {out}"]
+    if trimmed:
+        said.append(f"less {plural(trimmed, 'blank line')} trimmed around the parts")
+    if markers > 0:
+        said.append(f"plus {plural(markers, 'marker line')} before parts that had none")
+    elif markers < 0:
+        said.append(f"less {plural(-markers, 'marker line')} of empty parts, dropped")
+    if other:
+        said.append(f"plus the incoming message's {plural(other, 'line')}")
+    return f"In: {plural(parts.lines, 'line')}: {', '.join(said)}."
+
+
 def messages_step(r: Reading) -> Step:
     shapes = _shapes(r)
     roles = "; ".join(f"{m.role}: {listed(m.sources)}" for m in shapes[:LISTED])
@@ -90,7 +119,9 @@ def messages_step(r: Reading) -> Step:
     note += " Blank lines around each part are trimmed, and an empty part is dropped."
     if any(d.code == "user-fallback" for d in r.context.diagnostics):
         note += " No skill wrote user text, so the incoming message is the user message."
-    return Step("messages", "", "", "", _parts(r), r.unjoined, note, messages=shapes)
+    parts = _parts(r)
+    note += " " + _lines_in(r, parts)
+    return Step("messages", "", "", "", parts, r.unjoined, note, messages=shapes)
 
 
 def joined_step(r: Reading) -> Step:

@@ -90,10 +90,14 @@ def files_of(session: Session, agent_id: int, manifest: Sequence[dict[str, Any]]
 
 
 def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> SkillFolder:
-    """The Agent Skills folder of a skill row or a revision, its files read."""
-    agent_id = row.agent_id if isinstance(row, models.Skill) else row.skill.agent_id
+    """The Agent Skills folder of a skill row or a revision, its files read, dated when that
+    version was saved (a skill's `updated_at` is its current version's save)."""
+    if isinstance(row, models.Skill):
+        agent_id, saved_at = row.agent_id, row.updated_at
+    else:
+        agent_id, saved_at = row.skill.agent_id, row.saved_at
     return SkillFolder(skill_of(row), row.frontmatter, row.crlf,
-                       files_of(session, agent_id, row.files))
+                       files_of(session, agent_id, row.files), saved_at=saved_at)
 
 
 def export_folders(session: Session, agent: AgentRef) -> list[SkillFolder]:

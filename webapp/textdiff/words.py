@@ -23,6 +23,8 @@ import re
 from collections import Counter
 from difflib import Match, SequenceMatcher
 
+from webapp.pipeline import find_placeholders
+
 #: Replaced lines whose changed words are marked, per diff: each costs a word-level
 #: `SequenceMatcher` (a third of a megabyte of short lines all replaced took four seconds).
 WORD_PAIRS = 1_000
@@ -34,6 +36,22 @@ WORD_LINE_WORDS = 1_000
 
 # Words, runs of whitespace and single punctuation marks: the units emphasis works on.
 _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _words(line: str) -> list[str]:
+    """The units of `line` to compare: `_WORDS`, except that a `{{name}}` placeholder is
+    one unit, so two placeholders are paired whole or not at all (`{{identity}}` against
+    `{{agent_profile}}` is one placeholder for another, not a name renamed between kept
+    braces)."""
+    if "{{" not in line:
+        return _WORDS.findall(line)
+    units: list[str] = []
+    at = 0
+    for found in find_placeholders(line):
+        units += _WORDS.findall(line[at:found.start])
+        units.append(line[found.start:found.end])
+        at = found.end
+    return units + _WORDS.findall(line[at:])
 
 #: A line as parts, each a text and whether it changed.
 Parts = tuple[tuple[str, bool], ...]
@@ -62,7 +80,7 @@ class WordMarker:
         if self.pairs <= 0 or self.steps <= 0:
             return None
         self.pairs -= 1
-        a, b = _WORDS.findall(old), _WORDS.findall(new)
+        a, b = _words(old), _words(new)
         alo, ahi, blo, bhi = _span(a, b)
         matcher = _CountedMatcher(a[alo:ahi], b[blo:bhi], self.steps)
         try:

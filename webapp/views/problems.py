@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from webapp.pipeline import SEVERITIES, Diagnostic
 
@@ -45,8 +45,9 @@ class ProblemCounts:
 
 @dataclass(frozen=True, slots=True)
 class ProblemsTab:
-    """The Problems tab: the problems it lists, and their counts, all and (in the editor)
-    the edited skill's own."""
+    """The Problems tab: the problems it lists (the assembly's, and in the editor the
+    SKILL.md's lint for the agent's clients), and their counts, all and (in the editor) the
+    edited skill's own."""
 
     problems: tuple[Diagnostic, ...]
     counts: ProblemCounts
@@ -54,6 +55,8 @@ class ProblemsTab:
     #: the agent preview, which edits no skill.
     own: ProblemCounts | None = None
     skill: str | None = None
+    #: The edited skill's SKILL.md for the agent's clients (`views.skill_lint`), listed apart.
+    lint: tuple[Diagnostic, ...] = ()
 
     @classmethod
     def of(cls, problems: Iterable[Diagnostic], skill: str | None = None) -> ProblemsTab:
@@ -61,14 +64,34 @@ class ProblemsTab:
         return cls(listed, ProblemCounts.of(listed),
                    ProblemCounts.of(listed, skill) if skill is not None else None, skill)
 
+    def with_lint(self, lint: Iterable[Diagnostic]) -> ProblemsTab:
+        """The tab listing `lint` too, the SKILL.md's problems for the agent's clients."""
+        return replace(self, lint=tuple(lint))
+
     @property
     def total(self) -> int:
-        """How many problems the tab lists: its badge's number."""
-        return len(self.problems)
+        """How many problems the tab lists, the lint's included: its badge's number."""
+        return len(self.problems) + len(self.lint)
+
+    @property
+    def listed(self) -> ProblemCounts:
+        """Every problem the tab lists by severity, the lint's included: the badge's colour."""
+        return ProblemCounts.of(self.problems + self.lint)
 
     @property
     def heading(self) -> str:
-        """`3 problems: 1 error, 2 warnings`, or `No problems`."""
+        """One sentence that counts what the list shows, as the badge does:
+        `3 problems: 1 error, 2 warnings; in identity's own lines: none.`, and when the
+        SKILL.md has problems too, how many are the context's and how many its own."""
         if not self.total:
-            return "No problems"
-        return f"{counted(self.total, 'problem')}: {self.counts.text}"
+            return "No problems."
+        whole = f"{counted(self.total, 'problem')}: {self.listed.text}"
+        own = (f"in {self.skill}'s own lines: {self.own.text or 'none'}"
+               if self.own is not None else "")
+        if not self.lint:
+            return f"{whole}; {own}." if own else f"{whole}."
+        skill_md = f"{self.skill}'s SKILL.md for the agent's clients"
+        if not self.problems:
+            return f"{whole}, all in {skill_md}."
+        context = f"{len(self.problems)} in the context" + (f" ({own})" if own else "")
+        return f"{whole}: {context}, {len(self.lint)} in {skill_md}."
