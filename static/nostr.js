@@ -4,7 +4,7 @@
  * them signed; the server checks that what comes back is exactly those events, signed
  * by the agent's key, before any relay sees them. Nothing here ever sees a secret key.
  * "Use my extension's key" fills the npub field with the extension's public key (hex,
- * which the server accepts as well as an npub).
+ * which the server accepts as well as an npub); it is enabled once this script runs.
  */
 (function () {
   "use strict";
@@ -68,6 +68,16 @@
     event.preventDefault();
     publish(form);
   });
+
+  // The button comes disabled and is enabled here: a click before this script has run
+  // (it is deferred) would otherwise do nothing, and without JavaScript it can do nothing.
+  function enable(root) {
+    root.querySelectorAll("[data-nostr-use-key]").forEach(function (button) {
+      button.disabled = false;
+    });
+  }
+  enable(document);
+  document.addEventListener("htmx:load", function (event) { enable(event.target); });
 
   document.addEventListener("click", async function (event) {
     if (!event.target.closest("[data-nostr-use-key]")) { return; }
