@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import socket
 import threading
-import time
 from datetime import timedelta
 
 import pytest
@@ -15,7 +14,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook
 
-from tests.support.receiver import receiver
+from tests.support.receiver import receiver, trickling_receiver
 from webapp import api_models, delivery, store
 from webapp.cli import main
 from webapp.models import utcnow
@@ -276,7 +275,6 @@ def test_a_private_address_is_refused_when_it_is_tried(session, session_factory,
 
 def test_a_receiver_that_never_answers_is_given_up_on(session, session_factory, agent,
                                                        allow_private, monkeypatch):
-    import socket
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -358,28 +356,8 @@ def test_a_receiver_that_answers_a_byte_at_a_time_is_cut_at_the_deadline(allow_p
     a byte every 0.1 s (each byte renewing a socket's timeout) is cut when it passes, and
     the try says so. What the receiver got to send is counted, not timed."""
     monkeypatch.setattr(delivery, "TIMEOUT_SECONDS", 0.5)
-    listener = socket.create_server(("127.0.0.1", 0))
-    sent: list[int] = []
-
-    def trickle() -> None:
-        conn, _ = listener.accept()
-        with conn:
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\n")
-            try:
-                for _ in range(60):  # 6 s, were the try never cut
-                    conn.sendall(b"X")
-                    sent.append(1)
-                    time.sleep(0.1)  # the receiver's pace, not a wait for the test
-            except OSError:
-                pass  # the try hung up
-
-    thread = threading.Thread(target=trickle, daemon=True)
-    thread.start()
-    port = listener.getsockname()[1]
-    status, detail = delivery.post(store.webhooks.Delivery(
-        1, "msg_1", f"http://127.0.0.1:{port}/in", "whsec_" + "A" * 32, {"type": "x"}),
-        utcnow())
-    thread.join(timeout=60)
-    listener.close()
+    with trickling_receiver(count=60, pace=0.1) as slow:  # 6 s, were the try never cut
+        status, detail = delivery.post(store.webhooks.Delivery(
+            1, "msg_1", slow.url, "whsec_" + "A" * 32, {"type": "x"}), utcnow())
     assert status is None and "no answer within 0.5 s" in detail
+    assert slow.sent < 60  # the try hung up before the receiver was done

@@ -3,7 +3,9 @@ request it gets and answers with the status codes it is given, in turn."""
 
 from __future__ import annotations
 
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -54,3 +56,42 @@ def receiver(answers: list[int] | None = None, then: int = 200) -> Iterator[Rece
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+
+
+@dataclass
+class Trickle:
+    """A receiver that starts its answer and then sends one byte every `pace` seconds,
+    `count` times, each byte renewing a socket's timeout; `sent` counts the bytes it got
+    out before the caller hung up."""
+
+    url: str = ""
+    sent: int = 0
+
+
+@contextmanager
+def trickling_receiver(count: int = 60, pace: float = 0.1) -> Iterator[Trickle]:
+    """Serve one `Trickle` answer on a free port of 127.0.0.1 until the block ends. The
+    sleep is the receiver's pace (a slow peer), not a test waiting for time to pass."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    got = Trickle(url=f"http://127.0.0.1:{listener.getsockname()[1]}/in")
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            try:
+                for _ in range(count):
+                    conn.sendall(b"X")
+                    got.sent += 1
+                    time.sleep(pace)
+            except OSError:
+                pass  # the caller hung up
+
+    thread = threading.Thread(target=trickle, name="trickle", daemon=True)
+    thread.start()
+    try:
+        yield got
+    finally:
+        thread.join(timeout=count * pace + 10)
+        listener.close()
