@@ -177,3 +177,20 @@ def test_a_zip_of_a_skill_is_a_folder_import_of_one(session, agent):
         "pdf/SKILL.md": PDF_SKILL_MD.encode(), "pdf/FORMS.md": b"forms\n"}))
     store.import_skills(session, agent, [folder])
     assert store.get_file(session, agent, "pdf", "FORMS.md").data == b"forms\n"
+
+
+def test_a_snapshot_publishes_the_folders_of_the_versions_it_recorded(session):
+    """`published_folders` reads each skill of a snapshot with the SKILL.md head and files
+    of the version the snapshot recorded, not the skill as it is now."""
+    store.import_skills(session, "Docs", read_zip(zipped(repository())))
+    snapshot = store.publish(session, "Docs", "first", 0)
+    pdf = store.get_skill(session, "Docs", "pdf")
+    store.save_file(session, "Docs", "pdf", "FORMS.md", b"# Changed after publishing\n",
+                    expected_version=pdf.version)
+    folders = {folder.skill.d_tag: folder for folder in store.published_folders(session, snapshot)}
+    assert sorted(folders) == sorted(SKILLS)
+    published = {f.path: f.data for f in folders["pdf"].files}
+    assert published == {path: data for path, data in skill_files(repository(), "pdf").items()
+                         if path != "SKILL.md"}
+    assert published["FORMS.md"] != b"# Changed after publishing\n"
+    assert folders["doc-coauthoring"].crlf and folders["pdf"].head

@@ -71,6 +71,7 @@ from .folders import (
     folder_of,
     get_file,
     heads,
+    published_folders,
     save_file,
 )
 from .items import (
@@ -165,6 +166,7 @@ __all__ = [
     "StaleImport",
     "delete_file",
     "export_folders",
+    "published_folders",
     "folder_of",
     "get_file",
     "import_skills",

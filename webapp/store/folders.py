@@ -26,7 +26,7 @@ from webapp.agentskills import (
     file_set_problems,
     path_problem,
 )
-from webapp.pipeline import Skill, excerpt
+from webapp.pipeline import Skill, excerpt, load_bundle, parse_json
 
 from .activity import record
 from .agents import AgentRef, get_agent
@@ -194,3 +194,25 @@ def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:
     """Every live skill of the agent with its SKILL.md head, in adoption order (what a
     client's catalogue lists: `agentskills.catalogue`)."""
     return [(skill_of(row), row.frontmatter) for row in list_skills(session, agent)]
+
+
+def published_folders(session: Session, snapshot: models.PublishedSnapshot) -> list[SkillFolder]:
+    """The skill folders a snapshot publishes, in its bundle's order: each skill as the
+    bundle holds it, with the SKILL.md head, line ends and files of the version the snapshot
+    recorded (`skill_versions`). A skill whose revision is gone (deleted since) comes with
+    its text alone. What a runtime mirrors (the API's files, MCP resources) reads this."""
+    versions = snapshot.skill_versions or {}
+    revisions = {(row.d_tag, row.version): row for row in session.scalars(
+        select(models.SkillRevision).join(models.Skill).where(
+            models.Skill.agent_id == snapshot.agent_id,
+            models.SkillRevision.d_tag.in_(list(versions))))}
+    folders = []
+    for skill in load_bundle(parse_json(snapshot.bundle)).skills:
+        row = revisions.get((skill.d_tag, versions.get(skill.d_tag)))
+        if row is None:
+            folders.append(SkillFolder(skill, saved_at=snapshot.published_at))
+        else:
+            folders.append(SkillFolder(skill, row.frontmatter, row.crlf,
+                                       files_of(session, snapshot.agent_id, row.files),
+                                       saved_at=row.saved_at))
+    return folders
