@@ -30,6 +30,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from webapp.nostr import MAX_EVENT_BYTES
 from webapp.outbound import address_problem
+from webapp.pipeline import MAX_DEPTH, json_depth_error
 from webapp.store.nostr import is_loopback, relay_url_problem
 
 #: How long one relay may take for a whole exchange, connecting included.
@@ -181,7 +182,10 @@ def _receive(ws: ClientConnection, deadline: float) -> list[Any] | None:
         raw = ws.recv(timeout=remaining)
     except TimeoutError:
         return None
-    message = json.loads(raw)
+    text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+    if json_depth_error(text) is not None:  # before the parser recurses into it
+        raise ValueError(f"the relay sent a message nested more than {MAX_DEPTH} levels deep")
+    message = json.loads(text)
     if not isinstance(message, list) or not message:
         raise ValueError("the relay sent a message that is not a NIP-01 JSON array")
     return message

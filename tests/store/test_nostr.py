@@ -147,6 +147,14 @@ def test_a_relay_that_floods_has_its_answer_dropped():
     assert fetched.reading.blocked and fetched.events == []
 
 
+def test_a_message_nested_too_deep_is_a_relay_failure_not_a_crash():
+    deep = '["EVENT", "s", ' + "[" * 100_000 + "]" * 100_000 + "]"
+    with scripted_relay(Script(raw=[deep])) as url:
+        [answer] = relays.fetch([url], [{"kinds": [1]}], limit=1, timeout=5)
+    assert answer.status == relays.FAILED and answer.events == []
+    assert "nested more than 64 levels deep" in answer.message
+
+
 def test_forged_events_from_a_relay_import_nothing(session):
     events = [sign(e, KEYS) for e in agent_events(load_bundle(DEMOS / "simon.json"), PUBKEY,
                                                   Kinds(), 1)]
