@@ -3,7 +3,8 @@
 Every exchange is bounded: one deadline per relay for the whole exchange (connecting
 included), a largest message (`MAX_MESSAGE_BYTES`) measured before it is parsed (its
 depth, its count of arrays and objects), a most events a relay may send for one request,
-and a most bytes all relays of one fetch may send together (`MAX_FETCH_BYTES`). A relay that refuses, never answers or sends too much is reported, not
+and a most bytes all relays of one fetch may send together (`MAX_FETCH_BYTES`).
+A relay that refuses, never answers or sends too much is reported, not
 waited on or trusted: `publish` says, per relay and per event, accepted, refused (with
 the relay's message) or timed out; `fetch` keeps nothing from a relay that floods it.
 The host is resolved and checked before connecting (wss:// to public addresses unless
