@@ -57,7 +57,8 @@ def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
 
 def folder_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
     """The Agent Skills folder columns a skill row and its revisions share (`store.folders`)."""
-    return {"frontmatter": row.frontmatter, "crlf": row.crlf, "files": list(row.files)}
+    return {"frontmatter": row.frontmatter, "crlf": row.crlf, "line_ends": row.line_ends,
+            "files": list(row.files)}
 
 
 def exported_of(row: models.Skill | models.SkillRevision) -> str:

@@ -59,7 +59,7 @@ def folder_input(session: Session, agent: models.Agent, folder: SkillFolder) -> 
     """The folder columns of a write of `folder` (checked; its files' bytes stored)."""
     check_files(folder.files)
     store_blobs(session, agent, folder.files)
-    return {"frontmatter": folder.head, "crlf": folder.crlf,
+    return {"frontmatter": folder.head, "crlf": folder.crlf, "line_ends": folder.line_ends,
             "files": manifest_of(folder.files)}
 
 
@@ -97,7 +97,8 @@ def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> Ski
     else:
         agent_id, saved_at = row.skill.agent_id, row.saved_at
     return SkillFolder(skill_of(row), row.frontmatter, row.crlf,
-                       files_of(session, agent_id, row.files), saved_at=saved_at)
+                       files_of(session, agent_id, row.files), saved_at=saved_at,
+                       line_ends=row.line_ends)
 
 
 def export_folders(session: Session, agent: AgentRef) -> list[SkillFolder]:
@@ -214,5 +215,5 @@ def published_folders(session: Session, snapshot: models.PublishedSnapshot) -> l
         else:
             folders.append(SkillFolder(skill, row.frontmatter, row.crlf,
                                        files_of(session, snapshot.agent_id, row.files),
-                                       saved_at=row.saved_at))
+                                       saved_at=row.saved_at, line_ends=row.line_ends))
     return folders
