@@ -57,7 +57,7 @@ def split_head(text: str) -> tuple[str, str]:
     return text[:end], text[end:]
 
 
-def _parts(head: str) -> tuple[str, str, str]:
+def head_parts(head: str) -> tuple[str, str, str]:
     """The opening fence, the YAML and the rest of a head (its closing fence and blank line)."""
     start = 1 if head.startswith(BOM) else 0
     close = _FENCE_CLOSE.search(head, start + 4)
@@ -87,7 +87,7 @@ def parse_head(head: str) -> tuple[dict[str, Any], dict[str, int]]:
 
 
 def _parse(head: str) -> tuple[dict[str, Any], dict[str, int]]:
-    _, text, _ = _parts(head)
+    _, text, _ = head_parts(head)
     try:
         data, node = load_yaml(text)
     except yaml.YAMLError as exc:
@@ -110,7 +110,7 @@ def _parse(head: str) -> tuple[dict[str, Any], dict[str, int]]:
 def patch_head(head: str, values: Mapping[str, Any]) -> str:
     """`head` with each top-level key of `values` set to its value: a key it has is
     rewritten where it is, a key it lacks is added at the end; the rest stays as written."""
-    opening, text, closing = _parts(head)
+    opening, text, closing = head_parts(head)
     data, _ = parse_head(head)
     wanted = {**data, **values}
     patched = _patch_keys(text, values)

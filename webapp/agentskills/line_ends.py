@@ -50,6 +50,17 @@ def with_line_ends(read_head: str, head: str, body: str, ends: str) -> str:
     return "".join(line + _END[end] for line, end in zip(lines, written, strict=False)) + lines[-1]
 
 
+def with_new_head(read_head: str, head: str, ends: str) -> str:
+    """The line ends `ends` of a file read with `read_head`, for the same file with `head`
+    written instead: the head's lines carried (`_carried`), the body's as they were."""
+    if not ends:
+        return ""
+    split = read_head.count("\n")
+    last = (ends[split:] or ends[:split] or "n")[-1]
+    carried = _carried(read_head.split("\n")[:-1], head.split("\n")[:-1], ends[:split], last)
+    return "".join(carried) + ends[split:]
+
+
 def _carried(before: list[str], after: list[str], ends: str, last: str) -> list[str]:
     """The end of each line of `after`: a line kept from `before` keeps its end; a line
     written instead of others takes the end of the first of them."""

@@ -41,6 +41,7 @@ from .frontmatter import (
     SkillMdError,
     dump_yaml,
     error,
+    head_parts,
     parse_head,
     patch_head,
     split_head,
@@ -221,6 +222,36 @@ def text_bytes(text: str, crlf: bool) -> bytes:
     file had them (`crlf_throughout`)."""
     text = lf_line_ends(text)
     return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+
+
+def frontmatter_yaml(head: str) -> str:
+    """The YAML between a head's two `---` lines, as written (what the frontmatter editor
+    shows)."""
+    return head_parts(head)[1]
+
+
+def with_frontmatter(head: str, text: str, content: str, *, folder: str | None = None
+                     ) -> SkillText:
+    """The skill a SKILL.md reads as when the YAML of `head` is replaced by `text` (edited
+    by hand: any line ends) and its body is `content`; its head keeps the fences (and a
+    byte-order mark) of `head`.
+
+    Raises:
+        SkillMdError: the file would pass `MAX_SKILL_FILE_SIZE`, `text` holds a line
+            `---` (it would end the frontmatter), or the file does not read
+            (`read_skill_md`).
+    """
+    opening, _, closing = head_parts(head)
+    text = lf_line_ends(text)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    whole = opening + text + closing + content
+    if len(whole.encode("utf-8")) > MAX_SKILL_FILE_SIZE:
+        raise error("frontmatter", f"the SKILL.md would pass {MAX_SKILL_FILE_SIZE:,} bytes")
+    read = read_skill_md(whole, folder=folder)
+    if read.skill.content != content:
+        raise error("frontmatter", "a line '---' would end the frontmatter there")
+    return read
 
 
 def load_skill_md(text: str, *, folder: str | None = None) -> Skill:
