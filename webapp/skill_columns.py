@@ -49,3 +49,7 @@ class LiveSkillState(SkillState):
     #: (`store.convert.exported_of`): a keystroke's lint reads the other skills' names here
     #: instead of parsing every SKILL.md head of the agent.
     exported_name: Mapped[str] = mapped_column(Text, default="", server_default="")
+    #: How each client lists it in its catalogue, `{client: [line length, description
+    #: length]}` (`agentskills.listing_facts`), kept by every write beside the name: the
+    #: Problems tab sums the other skills' lines against a client's budget from here.
+    listing: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")

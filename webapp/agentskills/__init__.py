@@ -17,7 +17,7 @@ from .archive import (
     zip_folders,
     zip_skill,
 )
-from .catalogue import Catalogue, Listed, budget_of, catalogue
+from .catalogue import Catalogue, Listed, budget_of, catalogue, listing_facts, overflows
 from .clients import CLIENTS, DEFAULT_CLIENTS, SPEC_KEYS, Client, client_problem
 from .folders import (
     MAX_ENTRIES,
@@ -67,6 +67,8 @@ __all__ = [
     "Listed",
     "budget_of",
     "catalogue",
+    "listing_facts",
+    "overflows",
     "CLIENTS",
     "DEFAULT_CLIENTS",
     "SPEC_KEYS",
