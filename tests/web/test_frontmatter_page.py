@@ -101,3 +101,15 @@ def test_a_stale_page_is_a_409_keeping_the_text(client, docs, csrf):
 def test_a_save_needs_the_csrf_token(client, docs):
     response = client.post(PAGE, data={"version": "1", "frontmatter": "name: release\n"})
     assert response.status_code in (400, 403)
+
+
+@pytest.mark.parametrize("yaml", [
+    pytest.param("description: '" + "x" * (1024 * 1024) + "'\n", id="past-the-file-limit"),
+    pytest.param("metadata: " + "[" * 200 + "]" * 200 + "\n", id="nested-too-deep"),
+    pytest.param("name: release\nbad: \x00\n", id="nul"),
+    pytest.param("- a\n- b\n", id="not-a-mapping"),
+])
+def test_hostile_yaml_is_a_422_not_a_5xx(app, client, docs, csrf, yaml):
+    response = client.post(PAGE, data={"csrf_token": csrf, "version": "1", "frontmatter": yaml})
+    assert response.status_code in (413, 422)
+    assert exported(app) == SKILL_MD
