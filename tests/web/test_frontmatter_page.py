@@ -113,3 +113,12 @@ def test_hostile_yaml_is_a_422_not_a_5xx(app, client, docs, csrf, yaml):
     response = client.post(PAGE, data={"csrf_token": csrf, "version": "1", "frontmatter": yaml})
     assert response.status_code in (413, 422)
     assert exported(app) == SKILL_MD
+
+
+def test_the_editor_opens_it_in_a_dialog(client, docs):
+    editor = client.get("/agents/Docs/skills/release").data.decode()
+    assert '<dialog id="frontmatter-dialog"' in editor
+    assert f'hx-get="{PAGE}?dialog=1" hx-target="#frontmatter-dialog"' in editor
+    fragment = client.get(PAGE, query_string={"dialog": "1"}, headers=HTMX).data.decode()
+    assert '<form method="dialog"><button type="submit">Close</button></form>' in fragment
+    assert "Back to the editor" not in fragment
