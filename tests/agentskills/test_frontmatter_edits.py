@@ -97,3 +97,15 @@ def test_untouched_keys_keep_their_bytes(owner, style, extra, extra_style, edit,
     for index in (1, 2, 5, 6, 9, 10, 11):  # keys no edit here touches, and the body
         assert (lines[index] + ends[index]).encode() in written
     assert read_skill_md(written).skill == skill
+
+
+def test_a_huge_head_with_mixed_line_ends_is_written_in_linear_time():
+    """The head's lines are compared only between their common start and end, and not
+    line by line past `MAX_COMPARED`: a head of 100,000 alike lines is no quadratic diff."""
+    lines = "".join("#\n" if i % 2 else "#\r\n" for i in range(100_000))
+    data = f"---\nname: chat\ndescription: Chat\n{lines}---\n\nbody\r\n".encode()
+    read = read_skill_md(data)
+    assert encode_skill_md(read.skill, read.head, read.crlf, read.line_ends) == data
+    skill = dataclasses.replace(read.skill, description="Talks")
+    written = encode_skill_md(skill, read.head, read.crlf, read.line_ends)
+    assert written == data.replace(b"description: Chat\n", b"description: Talks\n")

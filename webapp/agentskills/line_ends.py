@@ -47,7 +47,8 @@ def with_line_ends(read_head: str, head: str, body: str, ends: str) -> str:
     written += [body_ends[index] if index < len(body_ends) else last
                 for index in range(len(body_lines) - 1)]
     lines = head_lines[:-1] + [head_lines[-1] + body_lines[0]] + body_lines[1:]
-    return "".join(line + _END[end] for line, end in zip(lines, written, strict=False)) + lines[-1]
+    ended = zip(lines[:-1], written, strict=True)
+    return "".join(line + _END[end] for line, end in ended) + lines[-1]
 
 
 def with_new_head(read_head: str, head: str, ends: str) -> str:
@@ -61,14 +62,31 @@ def with_new_head(read_head: str, head: str, ends: str) -> str:
     return "".join(carried) + ends[split:]
 
 
+#: The most lines of a head compared line by line (a diff is quadratic at worst): past it,
+#: the lines between the head's common start and end take the first one's end.
+MAX_COMPARED = 2_000
+
+
 def _carried(before: list[str], after: list[str], ends: str, last: str) -> list[str]:
     """The end of each line of `after`: a line kept from `before` keeps its end; a line
     written instead of others takes the end of the first of them."""
-    out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            out += ends[i1:i2]
-        else:
-            out += [ends[i1] if i1 < len(ends) else last] * (j2 - j1)
-    return out
+    start = 0
+    while start < min(len(before), len(after)) and before[start] == after[start]:
+        start += 1
+    stop = 0
+    while (stop < min(len(before), len(after)) - start
+           and before[-1 - stop] == after[-1 - stop]):
+        stop += 1
+    old, new = before[start:len(before) - stop], after[start:len(after) - stop]
+    out = list(ends[:start])
+    if len(old) > MAX_COMPARED or len(new) > MAX_COMPARED:
+        out += [ends[start] if start < len(ends) else last] * len(new)
+    else:
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                out += ends[start + i1:start + i2]
+            else:
+                at = start + i1
+                out += [ends[at] if at < len(ends) else last] * (j2 - j1)
+    return out + list(ends[len(before) - stop:len(before)])
