@@ -109,3 +109,18 @@ def test_a_huge_head_with_mixed_line_ends_is_written_in_linear_time():
     skill = dataclasses.replace(read.skill, description="Talks")
     written = encode_skill_md(skill, read.head, read.crlf, read.line_ends)
     assert written == data.replace(b"description: Chat\n", b"description: Talks\n")
+
+
+_LINE = st.text(alphabet="abc #:-'\"", max_size=8).filter(lambda s: s.strip() != "---")
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.lists(st.tuples(_LINE, st.sampled_from(["\n", "\r\n", "\r"])), max_size=12),
+       head_ends=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=5, max_size=5),
+       tail=_LINE)
+def test_any_mix_of_line_ends_is_written_back_byte_for_byte(body, head_ends, tail):
+    head = ["---", "name: chat", "description: 'Chat'", "---", ""]
+    text = "".join(line + end for line, end in zip(head, head_ends, strict=True))
+    text += "".join(line + end for line, end in body) + tail
+    read = read_skill_md(text.encode())
+    assert encode_skill_md(read.skill, read.head, read.crlf, read.line_ends) == text.encode()
