@@ -35,6 +35,7 @@ from webapp.pipeline.untrusted import SafeYamlLoader
 from webapp.views.pipeline_steps import explained
 from webapp.views.preview import Choice, with_draft
 
+from . import gate_hostile
 from .workspaces import SCENARIO, scale_workspace
 
 #: The panels a keystroke is timed with (its `shown` field) and their names in the table.
@@ -45,6 +46,10 @@ PANELS = {"document:rendered": "Document", "diff": "Diff", "messages": "Messages
 KEYSTROKE_BUDGET = 5.0
 GROWTH_BUDGET = 6.0
 SIZES = (200, 1000)
+#: The most a hostile input may cost, in floors of the same request on ordinary input.
+HOSTILE_BUDGET = 4.0
+#: The most memory a flooded Nostr fetch may hold at its peak.
+RELAY_MIB = 64
 TYPED = "\n\n## Typed just now\nA line the author is typing {{tool_3}}"
 
 
@@ -401,6 +406,20 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
     return found
 
 
+def hostile_rows(bench: Bench) -> list[Row]:
+    """The hostile classes of `docs/bounds.md`, each against the same request's floor."""
+    patterns, literals = gate_hostile.pattern_rows(bench)
+    one_line, prose = gate_hostile.zip_rows(bench)
+    return [
+        Timed("hostile: Changes page, 3 tests of the costliest pattern on a 200 KB line",
+              patterns, literals, "the same with literal patterns", HOSTILE_BUDGET),
+        Timed(f"hostile: skills-zip preview, {gate_hostile.ZIP_SKILLS} one-line skills",
+              one_line, prose, "the same size of prose", HOSTILE_BUDGET),
+        Counted("hostile: Nostr fetch from 4 flooding relays, peak memory",
+                gate_hostile.relay_memory, RELAY_MIB, "MiB"),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the workspaces, run every row, print the table; 1 when a row is over budget."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gate",
@@ -409,11 +428,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="timed runs a row (the median)")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES),
                         help="the workspaces' numbers of skills, smallest first")
+    parser.add_argument("--only", default="",
+                        help="run only the rows whose name holds this text")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         bench = make_bench(Path(folder), args.sizes)
-        outcomes = check(rows(bench, args.sizes), runs=args.runs)
+        every = rows(bench, args.sizes) + hostile_rows(bench)
+        chosen = [row for row in every if args.only in row.name]
+        outcomes = check(chosen, runs=args.runs)
     print(table(outcomes))
     status, last = verdict(outcomes)
     print(f"{last} ({time.perf_counter() - started:.0f} s)")

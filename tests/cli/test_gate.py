@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import gate
+from benchmarks import gate, gate_hostile
+from webapp import relays
 
 #: `webapp.web.editor`, where the keystroke's route calls `build_preview`.
 editor = importlib.import_module("webapp.web.editor")
@@ -81,3 +82,11 @@ def test_a_slowed_preview_fails_the_keystroke_rows(bench, monkeypatch):
     rows = [row for row in gate.rows(bench, (40,)) if row.name.startswith("keystroke, Diff")]
     outcomes = gate.check(rows[:1], runs=3, warmup=1)
     assert outcomes[0].name == "keystroke, Diff, 40 skills" and outcomes[0].over
+
+
+def test_the_relay_row_catches_a_flood_parsed_whole(monkeypatch):
+    """With the message bound lifted (in this test only), the flooded fetch holds its
+    events parsed and the memory row is over its limit; with it, far under."""
+    assert gate_hostile.relay_memory() < gate.RELAY_MIB
+    monkeypatch.setattr(relays, "MAX_CONTAINERS", 10**9)
+    assert gate_hostile.relay_memory() > gate.RELAY_MIB

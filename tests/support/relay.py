@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import nostr_sdk
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import ServerConnection, serve
 
 
@@ -98,6 +99,12 @@ def scripted_relay(script: Script) -> Iterator[str]:
     """A misbehaving relay on a free port of 127.0.0.1 (see the module); yields its URL."""
 
     def handler(ws: ServerConnection) -> None:
+        try:
+            answer(ws)
+        except ConnectionClosed:
+            pass  # the client hung up (a flood it refused)
+
+    def answer(ws: ServerConnection) -> None:
         for raw in ws:
             message = json.loads(raw)
             script.received.append(message)

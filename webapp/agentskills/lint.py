@@ -261,9 +261,17 @@ def _duplicates(found: _Found, name: Any, others: Mapping[str, str]) -> None:
                   {"gemini-cli": "finds skills by name in any case: one hides the other"})
 
 
+#: The longest body whose tokens the lint counts; a longer one is estimated (4 characters
+#: a token), as its message's "about" says.
+COUNTED_BODY_CHARS = 64 * 1024
+
+
 def _body(found: _Found, body: str, count_tokens: Callable[[str], int] | None) -> None:
     lines = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
-    tokens = count_tokens(body) if count_tokens else len(body) // 4
+    # Past `COUNTED_BODY_CHARS` the body is far over the advice whatever its exact count,
+    # so it is estimated: an import preview of 32 bodies of 200 KB counted 10 s of tokens.
+    exact = count_tokens is not None and len(body) <= COUNTED_BODY_CHARS
+    tokens = count_tokens(body) if exact else len(body) // 4
     if lines > BODY_LINES or tokens > BODY_TOKENS:
         found.add("body-long", "info",
                   f"the body is {lines:,} lines, about {tokens:,} tokens",
@@ -292,11 +300,17 @@ def _references(found: _Found, body: str, paths: Collection[str]) -> None:
                           line=number)
 
 
+# The words that may name a file: a dot followed by a letter or digit somewhere in them
+# (each tried from a word's start only, so the scan is linear). Most words of prose are
+# not, and testing each in Python made a megabyte of prose cost seconds.
+_CANDIDATES = re.compile(r"(?<!\S)\S*?\.[A-Za-z0-9]\S*")
+
+
 def _mentioned(line: str) -> list[str]:
     """The paths of the skill's folder a line mentions: a link's relative target, a path
     under one of `RESOURCE_FOLDERS`, or a markdown file named alone (`see FORMS.md`)."""
     found = []
-    for word in line.split():
+    for word in _CANDIDATES.findall(line):
         start = word.find("](")
         if start >= 0:  # a markdown link: its target, up to the closing parenthesis
             word = word[start + 2:].split(")")[0]
