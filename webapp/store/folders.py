@@ -4,9 +4,10 @@ files beside SKILL.md, versioned with the skill.
 A skill row and each revision hold the folder's manifest (`files`: path, sha256, size, and
 whether the file is executable); the bytes are `SkillBlob`s, stored once per agent by their
 sha256 and never deleted while the agent lives, so a revision restored brings its files
-back. Every write of a file set obeys the path rule and the limits of
-`agentskills.file_set_problems` (`check_files`), whatever path it comes by: an import, the
-file editor, a revision restored. A file saved or deleted is a new version of its skill,
+back. Every write of a file set obeys the path rule and the deployment's limits
+(`folder_limits`) of `agentskills.file_set_problems` (`check_files`), whatever path it
+comes by: an import, the file editor, a revision restored; the bytes an agent stores obey
+its agent-wide limit (`store_blobs`). A file saved or deleted is a new version of its skill,
 optimistically locked as any save is.
 """
 
@@ -16,13 +17,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from webapp import models
 from webapp.agentskills import (
+    DEFAULT_LIMITS,
+    FolderLimits,
     SkillFile,
     SkillFolder,
+    agent_bytes_problem,
     file_set_problems,
     path_problem,
 )
@@ -36,6 +40,12 @@ from .skills import get_skill, list_skills, save
 from .transactions import change
 
 
+def folder_limits(session: Session) -> FolderLimits:
+    """The limits on skill folders of the deployment `session` works for (its sessionmaker
+    put them in its `info`: `db.make_sessionmaker`), else the defaults."""
+    return session.info.get(FolderLimits, DEFAULT_LIMITS)
+
+
 def manifest_of(files: Iterable[SkillFile]) -> list[dict[str, Any]]:
     """The manifest a row keeps of `files`, in path order."""
     manifest = []
@@ -47,33 +57,43 @@ def manifest_of(files: Iterable[SkillFile]) -> list[dict[str, Any]]:
     return manifest
 
 
-def check_files(files: Sequence[SkillFile]) -> None:
+def check_files(session: Session, files: Sequence[SkillFile]) -> None:
     """Raise `ValidationError` (each problem under `files/<path>`) unless `files` may be a
-    skill's folder: the path rule and the limits (`agentskills.file_set_problems`)."""
-    problems = file_set_problems((file.path, file.size) for file in files)
+    skill's folder: the path rule and the deployment's limits
+    (`agentskills.file_set_problems`)."""
+    problems = file_set_problems(((file.path, file.size) for file in files),
+                                 folder_limits(session))
     if problems:
         raise ValidationError([(f"files/{path}", message) for path, message in problems])
 
 
 def folder_input(session: Session, agent: models.Agent, folder: SkillFolder) -> dict[str, Any]:
     """The folder columns of a write of `folder` (checked; its files' bytes stored)."""
-    check_files(folder.files)
+    check_files(session, folder.files)
     store_blobs(session, agent, folder.files)
     return {"frontmatter": folder.head, "crlf": folder.crlf,
             "files": manifest_of(folder.files)}
 
 
 def store_blobs(session: Session, agent: models.Agent, files: Iterable[SkillFile]) -> None:
-    """Keep the bytes of `files` for `agent`, those it does not hold yet."""
+    """Keep the bytes of `files` for `agent`, those it does not hold yet; raises
+    `ValidationError` when they would pass the agent's limit on stored bytes."""
     wanted = {file.sha256: file for file in files}
     if not wanted:
         return
     held = set(session.scalars(select(models.SkillBlob.sha256).where(
         models.SkillBlob.agent_id == agent.id, models.SkillBlob.sha256.in_(wanted))))
-    for sha256, file in wanted.items():
-        if sha256 not in held:
-            session.add(models.SkillBlob(agent_id=agent.id, sha256=sha256, size=file.size,
-                                         data=file.data))
+    adding = [file for sha256, file in wanted.items() if sha256 not in held]
+    if not adding:
+        return
+    stored = session.scalar(select(func.coalesce(func.sum(models.SkillBlob.size), 0)).where(
+        models.SkillBlob.agent_id == agent.id)) or 0
+    problem = agent_bytes_problem(stored, sum(file.size for file in adding),
+                                  folder_limits(session))
+    if problem:
+        raise ValidationError([("files", problem)])
+    session.add_all(models.SkillBlob(agent_id=agent.id, sha256=file.sha256, size=file.size,
+                                     data=file.data) for file in adding)
     session.flush()
 
 
@@ -148,7 +168,7 @@ def delete_file(session: Session, agent: AgentRef, d_tag: str, path: str, *,
 
 def _write_files(session: Session, agent: models.Agent, row: models.Skill,
                  expected_version: int, files: list[SkillFile], note: str) -> models.Skill:
-    check_files(files)
+    check_files(session, files)
     store_blobs(session, agent, files)
     fields = {**folder_fields(row), "files": manifest_of(files)}
     saved = save(session, row, expected_version, fields, note, {"files": note})
