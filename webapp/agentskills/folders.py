@@ -21,14 +21,12 @@ An upload (a zip, or a folder on disk read by the command line) is a list of `En
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from functools import cached_property
 from posixpath import basename, dirname
 
-from webapp.pipeline import Skill
+from webapp.pipeline import Skill, SkillFile
 
 from .frontmatter import SkillMdError
 from .paths import (
@@ -48,32 +46,6 @@ MAX_SKILLS = 500
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 #: The most problems a refusal lists (it counts the rest).
 PROBLEMS_SHOWN = 50
-
-
-@dataclasses.dataclass(frozen=True)
-class SkillFile:
-    """A file beside a skill's SKILL.md: its path in the skill's folder and its bytes."""
-
-    path: str
-    data: bytes
-    executable: bool = False
-
-    @cached_property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    @cached_property
-    def text(self) -> str | None:
-        """The file as text when it is UTF-8 without NUL characters, else None (binary)."""
-        try:
-            text = self.data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        return None if "\x00" in text else text
 
 
 @dataclasses.dataclass(frozen=True)

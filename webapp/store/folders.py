@@ -28,9 +28,11 @@ from webapp.agentskills import (
     SkillFolder,
     agent_bytes_problem,
     file_set_problems,
+    parse_head,
     path_problem,
 )
-from webapp.pipeline import Skill, excerpt, load_bundle, parse_json
+from webapp.agentskills.frontmatter import SkillMdError, split_head
+from webapp.pipeline import FOLDERS_FORMAT, Folder, Skill, excerpt, load_bundle, parse_json
 
 from .activity import record
 from .agents import AgentRef, get_agent
@@ -107,6 +109,35 @@ def files_of(session: Session, agent_id: int, manifest: Sequence[dict[str, Any]]
         models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256.in_(digests))).all())
     return tuple(SkillFile(entry["path"], bytes(data[entry["sha256"]]),
                            bool(entry.get("executable"))) for entry in manifest)
+
+
+def bundle_folders(session: Session, agent_id: int,
+                   rows: Sequence[models.Skill | models.SkillRevision]) -> tuple[Folder, ...]:
+    """The folders of skill rows (or revisions) that hold more than their text, their files
+    read in one query: what a `skill-workspace/2` bundle carries (`pipeline.Folder`)."""
+    wanted = {entry["sha256"] for row in rows for entry in row.files}
+    data = dict(session.execute(select(models.SkillBlob.sha256, models.SkillBlob.data).where(
+        models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256.in_(wanted))).all()
+                ) if wanted else {}
+    folders = (Folder(row.d_tag, row.frontmatter, row.crlf, tuple(
+        SkillFile(e["path"], bytes(data[e["sha256"]]), bool(e.get("executable")))
+        for e in row.files)) for row in rows)
+    return tuple(folder for folder in folders if not folder.empty)
+
+
+def head_problem(head: str) -> str | None:
+    """Why `head` cannot be kept as a SKILL.md's head as written (a bundle's `frontmatter`),
+    or None: it must be a whole head alone (`---`, YAML, `---`, maybe a blank line)."""
+    if not head:
+        return None
+    try:
+        whole, rest = split_head(head)
+        parse_head(head)
+    except SkillMdError as exc:
+        return "; ".join(f"{where}: {why}" for where, why in exc.problems)
+    if whole != head or rest:
+        return "must be a SKILL.md head alone: a line '---', YAML, a line '---'"
+    return None
 
 
 def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> SkillFolder:
@@ -218,16 +249,27 @@ def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:
 
 def published_folders(session: Session, snapshot: models.PublishedSnapshot) -> list[SkillFolder]:
     """The skill folders a snapshot publishes, in its bundle's order: each skill as the
-    bundle holds it, with the SKILL.md head, line ends and files of the version the snapshot
-    recorded (`skill_versions`). A skill whose revision is gone (deleted since) comes with
-    its text alone. What a runtime mirrors (the API's files, MCP resources) reads this."""
+    bundle holds it, with its SKILL.md head, line ends and files. A `skill-workspace/2`
+    snapshot holds them itself; for one published as `/1` they are those of the version the
+    snapshot recorded (`skill_versions`), and a skill whose revision is gone (deleted since)
+    comes with its text alone. What a runtime mirrors (the API's files, MCP resources) reads
+    this."""
+    data = parse_json(snapshot.bundle)
+    workspace = load_bundle(data)
+    if data.get("format") == FOLDERS_FORMAT:
+        folders = workspace.folders_by_tag
+        return [SkillFolder(skill, folder.head, folder.crlf, folder.files,
+                            saved_at=snapshot.published_at)
+                if (folder := folders.get(skill.d_tag)) is not None
+                else SkillFolder(skill, saved_at=snapshot.published_at)
+                for skill in workspace.skills]
     versions = snapshot.skill_versions or {}
     revisions = {(row.d_tag, row.version): row for row in session.scalars(
         select(models.SkillRevision).join(models.Skill).where(
             models.Skill.agent_id == snapshot.agent_id,
             models.SkillRevision.d_tag.in_(list(versions))))}
     folders = []
-    for skill in load_bundle(parse_json(snapshot.bundle)).skills:
+    for skill in workspace.skills:
         row = revisions.get((skill.d_tag, versions.get(skill.d_tag)))
         if row is None:
             folders.append(SkillFolder(skill, saved_at=snapshot.published_at))

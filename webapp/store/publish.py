@@ -49,7 +49,7 @@ from .labels import PRODUCTION, label_problem, point_at
 from .skills import list_skills
 from .transactions import change, rows
 from .webhooks import enqueue, published_data
-from .workspaces import workspace_with
+from .workspaces import bundle_workspace
 
 #: The role that may publish, and the one that may publish while context tests fail.
 REVIEWER, ADMIN = "reviewer", "admin"
@@ -284,7 +284,7 @@ def _current(session: Session, agent: models.Agent
     """The agent's canonical bundle text now, the version of each of its skills, and the
     workspace."""
     skills = list_skills(session, agent)
-    workspace = workspace_with(session, agent, skills)
+    workspace = bundle_workspace(session, agent, skills)
     return canonical_text(workspace), {s.d_tag: s.version for s in skills}, workspace
 
 

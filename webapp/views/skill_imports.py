@@ -20,17 +20,10 @@ from webapp.store import ImportItem, ImportPlan
 from webapp.textdiff.lines import SHOWN_ROWS, Diff, diff_lines
 from webapp.tokens import count_tokens
 
+from .file_changes import FileChange, file_changes
+
 #: The status of a skill of the upload that the import leaves out.
 LEFT_OUT = "left out"
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """A file an import adds, removes or changes (`change`), with its size after (or before)."""
-
-    path: str
-    change: str
-    size: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +70,7 @@ def _row(item: ImportItem, clients: Sequence[str], names: dict[str, str]) -> Imp
     changes: tuple[FileChange, ...] = ()
     if item.status == "updated" and item.current is not None:
         diff = diff_lines(skill_md_text(item.current), skill_md_text(folder), limit=SHOWN_ROWS)
-        changes = file_changes(item.current, folder)
+        changes = file_changes(item.current.files, folder.files)
     others = {name: d_tag for name, d_tag in names.items() if d_tag != item.d_tag}
     problems = lint_skill(folder.skill, folder.head, [f.path for f in folder.files], clients,
                           others=others, count_tokens=lambda text: count_tokens(text).n)
@@ -88,19 +81,3 @@ def _row(item: ImportItem, clients: Sequence[str], names: dict[str, str]) -> Imp
 def skill_md_text(folder: SkillFolder) -> str:
     """The SKILL.md a folder exports, as text (LF: line ends are not what a diff shows)."""
     return encode_skill_md(folder.skill, folder.head).decode("utf-8", "replace")
-
-
-def file_changes(before: SkillFolder, after: SkillFolder) -> tuple[FileChange, ...]:
-    """The files `after` adds, removes or changes from `before`, in path order."""
-    old = {f.path: f for f in before.files}
-    new = {f.path: f for f in after.files}
-    changes = []
-    for path in sorted(old.keys() | new.keys()):
-        if path not in old:
-            changes.append(FileChange(path, "added", new[path].size))
-        elif path not in new:
-            changes.append(FileChange(path, "removed", old[path].size))
-        elif (old[path].sha256, old[path].executable) != (new[path].sha256,
-                                                          new[path].executable):
-            changes.append(FileChange(path, "changed", new[path].size))
-    return tuple(changes)
