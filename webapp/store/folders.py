@@ -140,6 +140,15 @@ def head_problem(head: str) -> str | None:
     return None
 
 
+def get_blob(session: Session, agent_id: int, sha256: str) -> bytes:
+    """The bytes of the agent's file whose sha256 is `sha256`; raises `NotFound`."""
+    data = session.scalar(select(models.SkillBlob.data).where(
+        models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256 == sha256))
+    if data is None:
+        raise NotFound(f"no file of this agent has the sha256 {excerpt(sha256)}")
+    return bytes(data)
+
+
 def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> SkillFolder:
     """The Agent Skills folder of a skill row or a revision, its files read, dated when that
     version was saved (a skill's `updated_at` is its current version's save)."""
