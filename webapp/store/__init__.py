@@ -108,9 +108,11 @@ from .log import (
     published_source,
 )
 from .publish import (
+    SnapshotRef,
     current_digest,
     get_snapshot,
     has_unpublished_changes,
+    is_published,
     labelled_or_none,
     labelled_snapshot,
     latest_snapshot,
@@ -189,7 +191,9 @@ __all__ = [
     "get_snapshot",
     "labelled_or_none",
     "labelled_snapshot",
+    "SnapshotRef",
     "has_unpublished_changes",
+    "is_published",
     "latest_snapshot",
     "move_label",
     "resolve",

@@ -167,7 +167,8 @@ def snapshot_page(session: Session, agent: str, number: int) -> SnapshotPage:
                 for skill in side.bundle["skills"]],
         scenarios=scenario_contexts(side.workspace, snapshot.tests),
         snapshots=store.list_snapshots(session, agent),
-        is_draft=store.current_digest(session, agent) == snapshot.digest)
+        is_draft=store.is_published(session, agent, store.SnapshotRef(
+            snapshot.id, snapshot.number, snapshot.digest)))
 
 
 def known_skills(session: Session, agent: str) -> set[str]:
