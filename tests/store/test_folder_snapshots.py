@@ -4,6 +4,10 @@ exported and imported again keeps every byte and mode."""
 
 from __future__ import annotations
 
+import copy
+
+import pytest
+
 from tests.support.folders import real_repository, skill_files, unzipped, zipped
 from webapp import store
 from webapp.agentskills import read_zip, zip_folders
@@ -76,3 +80,23 @@ def test_a_version_1_bundle_over_an_agent_keeps_its_files(session):
             del skill[key]
     store.import_bundle(session, bundle, replace=True)
     assert len(store.get_skill(session, "Docs", "canvas-design").files) == 3
+
+
+def test_a_version_2_bundle_is_checked_as_every_file_set_is(session):
+    store.import_skills(session, "Docs", read_zip(zipped(real_repository())))
+    bundle = store.export_bundle(session, "Docs")
+    bad_head = copy.deepcopy(bundle)
+    bad_head["skills"][0]["frontmatter"] = "name: no fences\n"
+    with pytest.raises(store.ValidationError) as caught:
+        store.import_bundle(session, bad_head, agent_name="Copy")
+    assert caught.value.problems == [
+        ("$.skills[0].frontmatter", "frontmatter: SKILL.md must start with a line '---' "
+                                    "opening the YAML frontmatter")]
+    bad_path = copy.deepcopy(bundle)
+    bad_path["skills"][0]["files"][0]["path"] = "../outside"
+    with pytest.raises(store.ValidationError) as caught:
+        store.import_bundle(session, bad_path, agent_name="Copy")
+    assert caught.value.problems == [
+        ("$.skills[0].files/../outside",
+         "holds a '.' or '..' part: a path stays inside the skill's folder")]
+    assert [row.name for row in store.list_agents(session)] == ["Docs"]
