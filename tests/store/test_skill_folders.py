@@ -239,3 +239,18 @@ def test_a_snapshot_publishes_the_folders_of_the_versions_it_recorded(session):
                          if path != "SKILL.md"}
     assert published["FORMS.md"] != b"# Changed after publishing\n"
     assert folders["doc-coauthoring"].crlf and folders["pdf"].head
+
+
+def test_a_revision_restored_obeys_the_limits_of_today(session, agent):
+    for i in range(3):
+        store.save_file(session, agent, "chat", f"f{i}.md", b"x", expected_version=i + 1)
+    for i in range(3):
+        store.delete_file(session, agent, "chat", f"f{i}.md", expected_version=i + 4)
+    limits = agentskills.FolderLimits(files=3)
+    with db.make_sessionmaker(session.get_bind(), limits)() as limited:
+        with pytest.raises(store.ValidationError) as caught:
+            store.restore_revision(limited, agent, "chat", 4, expected_version=7)
+        assert caught.value.problems == [
+            ("files/f2.md", "is one file too many: a skill's folder holds at most 3 files, "
+                            "SKILL.md included")]
+        store.restore_revision(limited, agent, "chat", 3, expected_version=7)

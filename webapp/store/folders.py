@@ -63,7 +63,13 @@ def check_files(session: Session, files: Sequence[SkillFile]) -> None:
     """Raise `ValidationError` (each problem under `files/<path>`) unless `files` may be a
     skill's folder: the path rule and the deployment's limits
     (`agentskills.file_set_problems`)."""
-    problems = file_set_problems(((file.path, file.size) for file in files),
+    check_manifest(session, [{"path": file.path, "size": file.size} for file in files])
+
+
+def check_manifest(session: Session, manifest: Sequence[dict[str, Any]]) -> None:
+    """`check_files` for the files a manifest names (a revision restored: its bytes are
+    stored already)."""
+    problems = file_set_problems(((entry["path"], entry["size"]) for entry in manifest),
                                  folder_limits(session))
     if problems:
         raise ValidationError([(f"files/{path}", message) for path, message in problems])
