@@ -3,7 +3,9 @@
 `skills import PATH --agent NAME` takes a SKILL.md, a skill's folder, a zip, or a folder of
 many skills (a cloned skills repository): what it holds is read as the web import reads an
 upload (`agentskills.read_tree`, the same limits and refusals), and imported by
-`store.import_skills` as one change (the agent is created when it does not exist).
+`store.import_skills` as one change (the agent is created when it does not exist): the
+skills that fit are imported, those left out are printed with why, and the exit status is
+1 when any was.
 `--dry-run` prints the preview the web page shows and writes nothing. `skills export
 --agent NAME -o FILE.zip` writes the agent's skills folder as a zip; `-o DIR` writes one
 folder per skill into DIR (refusing a folder that is there already).
