@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import re
 import statistics
@@ -51,6 +52,9 @@ HOSTILE_BUDGET = 4.0
 #: The most memory a flooded Nostr fetch may hold at its peak.
 RELAY_MIB = 64
 TYPED = "\n\n## Typed just now\nA line the author is typing {{tool_3}}"
+#: The file beside one skill's SKILL.md a runtime mirrors (`skill_1`'s).
+FILE_PATH = "references/notes.md"
+FILE_BYTES = b"# Notes\n\n" + b"A line of a reference file.\n" * 400
 
 
 # -- rows
@@ -202,6 +206,8 @@ def make_bench(folder: Path, sizes: Sequence[int] = SIZES) -> Bench:
             bundle = dump_bundle(scale_workspace(size))
             name = bundle["agent"]["name"] = Bench.agent(size)
             store.import_bundle(session, bundle)
+            store.save_file(session, name, "skill_1", FILE_PATH, FILE_BYTES,
+                            expected_version=1)
             store.publish(session, name, "gate", 0)
             row = store.get_skill(session, name, "skill_0")
             store.save_skill(session, name, "skill_0", expected_version=row.version,
@@ -295,6 +301,19 @@ def revalidation(bench: Bench, agent: str) -> Callable[[int], None]:
     auth = {"Authorization": f"Bearer {bench.token}"}
     etag = bench.client.get(path, headers=auth).headers["ETag"]
     return _get(bench, path, 304, **auth, **{"If-None-Match": etag})
+
+
+def skill_file(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The API's file of a skill's folder by path, on `production` (a runtime mirroring)."""
+    path = f"/api/v1/agents/{agent}/snapshots/production/skills/skill_1/files/{FILE_PATH}"
+    return _get(bench, path, 200, Authorization=f"Bearer {bench.token}")
+
+
+def blob(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The API's file by sha256, which never changes."""
+    sha256 = hashlib.sha256(FILE_BYTES).hexdigest()
+    return _get(bench, f"/api/v1/agents/{agent}/blobs/{sha256}", 200,
+                Authorization=f"Bearer {bench.token}")
 
 
 def turn(bench: Bench, agent: str) -> Callable[[int], None]:
@@ -394,6 +413,8 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
               indexed_read(bench, agent), "indexed read", 6.0),
         Timed(f"api: assemble a turn, {small} skills", turn(bench, agent),
               published_assembly(bench, agent), "assemble", 5.0),
+        Timed("api: a skill's file by path, production", skill_file(bench, agent),
+              indexed_read(bench, agent), "indexed read", 12.0),
     ]
     for size in sizes:
         request = keystroke(bench, size, "document:rendered")
@@ -403,6 +424,10 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
                           counted(bench, request, "sql"), 12, "statements")]
     found.append(Counted("api: 304, SQL statements", counted(bench, revalidation(bench, agent),
                                                             "sql"), 1, "statements"))
+    found.append(Counted("api: a file by sha256, SQL statements",
+                         counted(bench, blob(bench, agent), "sql"), 2, "statements"))
+    found.append(Counted("api: a skill's file by path, SQL statements",
+                         counted(bench, skill_file(bench, agent), "sql"), 2, "statements"))
     return found
 
 

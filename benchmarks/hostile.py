@@ -69,7 +69,8 @@ def path_values(workspace: Workspace) -> dict[str, str]:
             "tool": workspace.tools[0].name if workspace.tools else "x",
             "variable": workspace.variables[0].name if workspace.variables else "x",
             "scenario": "dm", "username": "nobody", "item_id": "1", "ref": "production",
-            "key_id": "1", "webhook_id": "1", "message_id": "1", "step": "variables"}
+            "key_id": "1", "webhook_id": "1", "message_id": "1", "step": "variables",
+            "path": "SKILL.md", "sha256": "0" * 64}
 
 
 def _fill(rule: Any, values: dict[str, str]) -> str:

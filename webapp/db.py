@@ -25,6 +25,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import models
+from .agentskills import DEFAULT_LIMITS, LIMIT_SETTINGS, FolderLimits, limits_from
 from .paths import MIGRATIONS, ROOT
 from .pipeline import JsonNumber, dumps_json, read_json
 
@@ -49,6 +50,9 @@ MIGRATIONS_DIR = MIGRATIONS
 _PG_MIGRATION_LOCK = 0x5E11ED17
 
 _EXTENSION_KEY = "skill_editor.db"
+#: The prefix of the environment variables a deployment's settings are read from (as
+#: `Flask.config.from_prefixed_env` reads them for the app).
+ENV_PREFIX = "SKILL_EDITOR_"
 
 log = logging.getLogger(__name__)
 
@@ -179,9 +183,19 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     return create_engine(parsed, **_JSON_CODEC, **kwargs)
 
 
-def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+def make_sessionmaker(engine: Engine, limits: FolderLimits = DEFAULT_LIMITS
+                      ) -> sessionmaker[Session]:
+    """Sessions on `engine` that carry the deployment's folder `limits`, in their `info`
+    under the class `FolderLimits` (read by `store.folder_limits`): the app's config
+    (`SKILL_MAX_FILES`, `SKILL_MAX_BYTES`, `AGENT_MAX_FILE_BYTES`), or for the command line
+    the same names prefixed `SKILL_EDITOR_` in the environment (`env_limits`)."""
     # Objects stay readable after the commit each store function ends with.
-    return sessionmaker(bind=engine, expire_on_commit=False)
+    return sessionmaker(bind=engine, expire_on_commit=False, info={FolderLimits: limits})
+
+
+def env_limits() -> FolderLimits:
+    """The folder limits the environment sets (`SKILL_EDITOR_SKILL_MAX_FILES`...)."""
+    return limits_from({key: os.environ.get(ENV_PREFIX + key) for key in LIMIT_SETTINGS.values()})
 
 
 # -- migrations
@@ -308,7 +322,7 @@ def session_scope(url: str | URL | None = None, *,
     try:
         if upgrade_schema:
             prepare(engine)
-        with make_sessionmaker(engine)() as session:
+        with make_sessionmaker(engine, env_limits())() as session:
             try:
                 yield session
                 session.commit()
@@ -325,9 +339,9 @@ def session_scope(url: str | URL | None = None, *,
 class Database:
     """What `init_app` keeps on the app: the engine and its session factory."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, limits: FolderLimits = DEFAULT_LIMITS):
         self.engine = engine
-        self.sessionmaker = make_sessionmaker(engine)
+        self.sessionmaker = make_sessionmaker(engine, limits)
 
 
 def init_app(app: Flask) -> None:
@@ -335,11 +349,12 @@ def init_app(app: Flask) -> None:
 
     Config: `DATABASE_URL` (else `$DATABASE_URL`, else `default_url()`), `SEED_DEMO`
     (default True: seed the demo workspace into an empty database) and
-    `DATABASE_UPGRADE` (default True: migrate to the newest schema).
+    `DATABASE_UPGRADE` (default True: migrate to the newest schema); the folder limits its
+    sessions carry (`folder_limits`).
     """
     url = resolve_url(app.config.get("DATABASE_URL") or None)
     app.config["DATABASE_URL"] = url
-    database = Database(make_engine(url))
+    database = Database(make_engine(url), limits_from(app.config))
     app.extensions[_EXTENSION_KEY] = database
     if app.config.get("DATABASE_UPGRADE", True):
         seeded = prepare(database.engine, seed_demo=app.config.get("SEED_DEMO", True))

@@ -3,7 +3,9 @@
 `skills import PATH --agent NAME` takes a SKILL.md, a skill's folder, a zip, or a folder of
 many skills (a cloned skills repository): what it holds is read as the web import reads an
 upload (`agentskills.read_tree`, the same limits and refusals), and imported by
-`store.import_skills` as one change (the agent is created when it does not exist).
+`store.import_skills` as one change (the agent is created when it does not exist): the
+skills that fit are imported, those left out are printed with why, and the exit status is
+1 when any was.
 `--dry-run` prints the preview the web page shows and writes nothing. `skills export
 --agent NAME -o FILE.zip` writes the agent's skills folder as a zip; `-o DIR` writes one
 folder per skill into DIR (refusing a folder that is there already).
@@ -39,7 +41,7 @@ def skills_group() -> None:
 def import_cmd(path: str, agent_name: str, dry_run: bool, database_url: str | None) -> None:
     """Import the skills of PATH: a SKILL.md, a skill's folder, a zip, or a folder of many."""
     try:
-        folders = read_path(Path(path))
+        folders = read_path(Path(path), db.env_limits())
     except agentskills.SkillMdError as exc:
         _refuse(path, exc.problems)
     with db.session_scope(database_url) as session:
@@ -59,11 +61,16 @@ def import_cmd(path: str, agent_name: str, dry_run: bool, database_url: str | No
     verb = "would import into" if dry_run else "imported into"
     note = " (dry run: nothing was written)" if dry_run else ""
     click.echo(f"{verb} {into}: {plan.summary}{note}", err=True)
+    if plan.left_out:  # what was taken is written; the exit status says not all was
+        names = ", ".join(out.name for out in plan.left_out)
+        click.echo(f"left out: {names} (see above why)", err=True)
+        sys.exit(1)
 
 
 def _line(row: ImportRow) -> str:
     files = f"{row.files} file{'s' * (row.files != 1)}, {row.size:,} bytes"
-    text = f"{row.status:<9} {row.d_tag}  ({row.source}; {files})"
+    text = (f"{row.status:<9} {row.d_tag}  ({row.source}; {files})" if row.importable else
+            f"{row.status:<9} {row.d_tag}  ({row.source}): not imported")
     if row.restored:
         text += ", from the trash"
     if row.diff is not None and row.diff.changed:
@@ -73,6 +80,8 @@ def _line(row: ImportRow) -> str:
     for problem in row.problems:
         where = f" line {problem.line}" if problem.line else ""
         text += f"\n          {problem.severity} {problem.code}{where}: {problem.message}"
+    for where, why in row.reasons:
+        text += f"\n          {where}: {why}"
     return text
 
 
@@ -128,18 +137,22 @@ def write_folders(target: Path, folders: list[agentskills.SkillFolder]) -> None:
 # -- reading a path
 
 
-def read_path(path: Path) -> list[agentskills.SkillFolder]:
+def read_path(path: Path, limits: agentskills.FolderLimits = agentskills.DEFAULT_LIMITS
+              ) -> agentskills.Upload:
     """The skills of a SKILL.md, a zip, or a folder (its name is the skill's folder name
-    when it holds a SKILL.md itself).
+    when it holds a SKILL.md itself); a zip is read entry by entry from the file.
 
     Raises:
         agentskills.SkillMdError: what stops the import.
     """
     if path.is_dir():
-        return agentskills.read_tree(_entries(path))
-    data = path.read_bytes()
-    if agentskills.is_zip(path.name, data):
-        return agentskills.read_zip(data)
+        return agentskills.read_tree(_entries(path), limits)
+    with path.open("rb") as file:
+        if agentskills.is_zip(path.name, file.read(4)):
+            file.seek(0)
+            return agentskills.read_zip(file, limits)
+        file.seek(0)
+        data = file.read(agentskills.MAX_SKILL_FILE_SIZE + 1)
     # A lone SKILL.md: its folder's name is the one its `name` is checked against.
     return agentskills.read_skill_md_alone(
         f"{path.resolve().parent.name}/{agentskills.SKILL_FILE}", data)

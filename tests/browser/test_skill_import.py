@@ -8,7 +8,8 @@ import zipfile
 
 import pytest
 
-from tests.support.folders import repository, zipped
+from tests.support.folders import crowded_skill, repository, zipped
+from webapp.agentskills import MAX_FILES
 
 pytestmark = pytest.mark.browser
 
@@ -57,3 +58,31 @@ def test_preview_then_import_a_repository(context, live_server, tmp_path, screen
     for path in ("scripts/fill_fillable_fields.py", "références/überblick.md"):
         expect(page.get_by_role("link", name=path, exact=True)).to_be_visible()
     assert errors == []
+
+
+def test_a_partial_import_is_previewed_skill_by_skill(context, live_server, tmp_path):
+    """A skill over its limits is marked left out, with why, and the others import."""
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    upload = tmp_path / "skills-main.zip"
+    upload.write_bytes(zipped({**repository(),
+                               **crowded_skill("skills-main/skills/crowded", MAX_FILES)}))
+    page.goto(f"{live_server}/transfer?agent=Partial")
+    page.get_by_label("SKILL.md or zip").set_input_files(str(upload))
+    page.get_by_role("button", name="Preview the import").click()
+
+    plan = page.get_by_role("table", name="What the import does")
+    expect(plan.get_by_role("row")).to_have_count(5)  # the header and four skills
+    expect(plan.get_by_role("row", name="pdf")).to_contain_text("new")
+    expect(plan.get_by_role("row", name="crowded")).to_contain_text("left out")
+    expect(page.get_by_role("status")).to_contain_text(
+        "1 of them cannot be imported and will be left out")
+    reasons = page.get_by_role("list", name="Why crowded is left out")
+    expect(reasons).to_contain_text(f"is one file too many: a skill's folder holds at most "
+                                    f"{MAX_FILES} files")
+
+    page.get_by_role("button", name="Import 3 skills").click()
+    expect(page.get_by_text("Imported 3 skills into the new agent Partial (new: 3, updated: "
+                            "0, unchanged: 0, left out: 1). Left out, as the preview said "
+                            "why: crowded.")).to_be_visible()

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from tests.support.folders import (
     PDF_SKILL_MD,
+    real_repository,
     repository,
     skill_files,
     unzipped,
@@ -106,9 +107,25 @@ def test_export_as_a_zip_and_a_newer_skill_md_alone(run, database_url, tmp_path)
         assert row.version == 2 and len(row.files) == 8  # the files stay
 
 
-def test_a_hostile_folder_is_refused_whole(run, database_url, tmp_path):
+def test_a_skill_holding_a_link_is_left_out_and_the_status_says_so(run, database_url,
+                                                                   tmp_path):
     write_tree(tmp_path / "repo", {"pdf/SKILL.md": PDF_SKILL_MD.encode(),
                                    "docs/SKILL.md": PDF_SKILL_MD.replace("pdf", "docs").encode()})
+    os.symlink("/etc/passwd", tmp_path / "repo/pdf/passwd")
+    result = run("skills", "import", str(tmp_path / "repo"), "--agent", "Docs")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-2:] == [
+        "left out  pdf  (repo/pdf): not imported",
+        "          repo/pdf/passwd: is a link: a skill's folder holds files only"]
+    assert result.stderr.splitlines()[-2:] == [
+        "imported into the new agent 'Docs': new: 1, updated: 0, unchanged: 0, left out: 1",
+        "left out: pdf (see above why)"]
+    with db.session_scope(database_url) as session:
+        assert [row.d_tag for row in store.list_skills(session, "Docs")] == ["docs"]
+
+
+def test_a_folder_with_only_a_hostile_skill_is_refused_whole(run, database_url, tmp_path):
+    write_tree(tmp_path / "repo", {"pdf/SKILL.md": PDF_SKILL_MD.encode()})
     os.symlink("/etc/passwd", tmp_path / "repo/pdf/passwd")
     result = run("skills", "import", str(tmp_path / "repo"), "--agent", "Docs")
     assert result.exit_code == 1
@@ -117,6 +134,21 @@ def test_a_hostile_folder_is_refused_whole(run, database_url, tmp_path):
         "  repo/pdf/passwd: is a link: a skill's folder holds files only"]
     with db.session_scope(database_url) as session:
         assert store.list_agents(session) == []
+
+
+def test_the_limits_come_from_the_environment(run, database_url, tmp_path, monkeypatch):
+    repo = tmp_path / "repo.zip"
+    repo.write_bytes(zipped(real_repository()))
+    monkeypatch.setenv("SKILL_EDITOR_SKILL_MAX_BYTES", "1000000")
+    result = run("skills", "import", str(repo), "--agent", "Docs", "--dry-run")
+    assert result.exit_code == 1
+    assert "left out  canvas-design  (skills-main/skills/canvas-design): not imported" in (
+        result.stdout)
+    assert result.stderr.splitlines()[-1] == "left out: canvas-design, docx (see above why)"
+    monkeypatch.delenv("SKILL_EDITOR_SKILL_MAX_BYTES")
+    assert run("skills", "import", str(repo), "--agent", "Docs").exit_code == 0
+    with db.session_scope(database_url) as session:
+        assert len(store.list_skills(session, "Docs")) == 5
 
 
 def test_a_refusal_of_the_store_names_the_skill(run, database_url, tmp_path):

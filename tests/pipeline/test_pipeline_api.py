@@ -133,7 +133,7 @@ def test_marker_matching_is_linear_on_long_lines():
 def test_invalid_bundle_lists_every_problem_with_its_json_path():
     with pytest.raises(BundleError) as caught:
         load_bundle({
-            "format": "skill-workspace/2",
+            "format": "skill-workspace/3",
             "agent": {"name": "A", "message_mode": "chaos"},
             "skills": [{"d_tag": "a b", "content": 3, "layer": 7}, {"content": ""}],
             "tools": [{"name": "dm_history"}],

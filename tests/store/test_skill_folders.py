@@ -11,12 +11,14 @@ from sqlalchemy import func, select
 from tests.support.folders import (
     LONG_DESCRIPTION,
     PDF_SKILL_MD,
+    crowded_skill,
+    real_repository,
     repository,
     skill_files,
     unzipped,
     zipped,
 )
-from webapp import agentskills, models, store
+from webapp import agentskills, db, models, store
 from webapp.agentskills import MAX_FILES, SkillFile, read_zip, zip_folders
 
 SKILLS = ("pdf", "mcp-builder", "doc-coauthoring")
@@ -119,7 +121,7 @@ def test_a_refused_import_writes_nothing(session, agent):
         folders[0].skill, d_tag="ｃhat"), source="skills-main/skills/chat")  # fullwidth c
     before = counts(session)
     with pytest.raises(store.ValidationError) as caught:
-        store.import_skills(session, agent, [*folders, lookalike])
+        store.import_skills(session, agent, [lookalike])
     assert caught.value.problems == [
         ("skills-main/skills/chat", "its d_tag 'ｃhat' reads as the skill 'chat' of demo: give "
                                     "it that d_tag, or another")]
@@ -127,11 +129,54 @@ def test_a_refused_import_writes_nothing(session, agent):
     too_many = dataclasses.replace(folders[1], files=tuple(
         SkillFile(f"f{i}", b"") for i in range(MAX_FILES)))
     with pytest.raises(store.ValidationError) as caught:
-        store.import_skills(session, "New", [folders[0], too_many])
+        store.import_skills(session, "New", [too_many])
     assert caught.value.problems == [
-        ("skills-main/skills/mcp-builder/f199", f"is one file too many: a skill's folder holds "
-                                               f"at most {MAX_FILES} files, SKILL.md included")]
+        (f"skills-main/skills/mcp-builder/f{MAX_FILES - 1}",
+         f"is one file too many: a skill's folder holds at most {MAX_FILES} files, SKILL.md "
+         "included")]
     assert counts(session) == before
+
+
+def test_an_import_takes_what_fits_and_names_what_it_left_out(session, agent):
+    folders = read_zip(zipped(repository()))
+    lookalike = dataclasses.replace(folders[0], skill=dataclasses.replace(
+        folders[0].skill, d_tag="ｃhat"), source="skills-main/skills/chat")  # fullwidth c
+    plan = store.import_skills(session, agent, [*folders, lookalike])
+    assert plan.summary == "new: 3, updated: 0, unchanged: 0, left out: 1"
+    [out] = plan.left_out
+    assert (out.source, out.name, out.problems) == (
+        "skills-main/skills/chat", "ｃhat",
+        (("skills-main/skills/chat", "its d_tag 'ｃhat' reads as the skill 'chat' of demo: "
+                                     "give it that d_tag, or another"),))
+    assert {row.d_tag for row in store.list_skills(session, agent)} == {
+        "intro", "chat", "other", "doc-coauthoring", "mcp-builder", "pdf"}
+
+
+def test_a_real_repository_imports_the_skills_that_fit(session):
+    """Skills of over 1 MB import; one over the limits is left out, named, with why."""
+    entries = {**real_repository(), **crowded_skill("skills-main/skills/crowded", MAX_FILES)}
+    upload = read_zip(zipped(entries))
+    preview = store.plan_import(session, "Docs", upload)
+    plan = store.import_skills(session, "Docs", upload, token=preview.token)
+    assert plan.summary == "new: 5, updated: 0, unchanged: 0, left out: 1"
+    assert [out.name for out in plan.left_out] == ["crowded"]
+    exported = unzipped(zip_folders(store.export_folders(session, "Docs")))
+    for folder in ("canvas-design", "docx", "pdf"):
+        assert {path.removeprefix(f"{folder}/"): data for path, data in exported.items()
+                if path.startswith(f"{folder}/")} == skill_files(entries, folder)
+
+
+def test_the_agent_wide_limit_holds(session):
+    limits = agentskills.FolderLimits(agent_bytes=2_000_000)
+    with db.make_sessionmaker(session.get_bind(), limits)() as limited:
+        store.import_skills(limited, "Docs", read_zip(zipped(repository())))
+        upload = read_zip(zipped(real_repository()))
+        with pytest.raises(store.ValidationError) as caught:
+            store.import_skills(limited, "Docs", upload)
+        [(where, why)] = caught.value.problems
+        assert where == "files" and why.endswith("more than the 2,000,000 it may hold")
+        assert [row.d_tag for row in store.list_skills(limited, "Docs")] == [
+            "doc-coauthoring", "mcp-builder", "pdf"]
 
 
 def test_an_import_applies_only_the_plan_it_previewed(session, agent):
@@ -211,3 +256,18 @@ def test_a_skill_md_with_mixed_line_ends_exports_its_bytes_and_keeps_them_across
     exported = unzipped(zip_folders(store.export_folders(session, "Docs")))
     assert exported["mixed/SKILL.md"] == data.replace(
         b"  owner: 'crew'\r\n", b"  owner: 'crew'\r\n  layer: '2'\r\n")
+
+
+def test_a_revision_restored_obeys_the_limits_of_today(session, agent):
+    for i in range(3):
+        store.save_file(session, agent, "chat", f"f{i}.md", b"x", expected_version=i + 1)
+    for i in range(3):
+        store.delete_file(session, agent, "chat", f"f{i}.md", expected_version=i + 4)
+    limits = agentskills.FolderLimits(files=3)
+    with db.make_sessionmaker(session.get_bind(), limits)() as limited:
+        with pytest.raises(store.ValidationError) as caught:
+            store.restore_revision(limited, agent, "chat", 4, expected_version=7)
+        assert caught.value.problems == [
+            ("files/f2.md", "is one file too many: a skill's folder holds at most 3 files, "
+                            "SKILL.md included")]
+        store.restore_revision(limited, agent, "chat", 3, expected_version=7)

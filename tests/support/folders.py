@@ -10,6 +10,7 @@ order, a description over 1,024 characters, CRLF line ends and a byte-order mark
 from __future__ import annotations
 
 import io
+import random
 import zipfile
 
 PDF_SKILL_MD = (
@@ -145,3 +146,67 @@ def executables(data: bytes) -> set[str]:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return {info.filename for info in archive.infolist()
                 if (info.external_attr >> 16) & 0o111}
+
+
+# -- a repository at real size
+
+#: A font's bytes: 1.2 MB that do not compress (as a real font's barely do), the same at
+#: every call.
+FONT = random.Random(36).randbytes(1_200_000)
+#: A document template (a zip itself, as a .docx is), binary.
+TEMPLATE = b"PK\x03\x04" + random.Random(37).randbytes(1_100_000)
+CANVAS_SKILL_MD = (
+    "---\n"
+    "name: canvas-design\n"
+    "description: Create beautiful visual art in .png and .pdf documents using design\n"
+    "  philosophy. Use when the user asks for a poster or a piece of art.\n"
+    "license: Complete terms in LICENSE.txt\n"
+    "---\n"
+    "\n"
+    "# Canvas Design\n"
+    "\n"
+    "Fonts are in canvas-fonts/.\n"
+)
+DOCX_SKILL_MD = (
+    "---\r\n"
+    "name: docx\r\n"
+    "description: \"Document creation, editing and analysis with tracked changes.\"\r\n"
+    "license: Proprietary. LICENSE.txt has complete terms\r\n"
+    "---\r\n"
+    "\r\n"
+    "# DOCX creation, editing, and analysis\r\n"
+    "\r\n"
+    "Unpack with `python ooxml/scripts/unpack.py`.\r\n"
+)
+CANVAS_FILES: dict[str, bytes | tuple[bytes, bool]] = {
+    "canvas-fonts/Inter-Regular.ttf": FONT,
+    "canvas-fonts/OFL.txt": b"Copyright 2020 The Inter Project Authors\r\nSIL OFL 1.1\r\n",
+    "LICENSE.txt": b"Apache License 2.0\n",
+}
+DOCX_FILES: dict[str, bytes | tuple[bytes, bool]] = {
+    "ooxml/scripts/unpack.py": (b"#!/usr/bin/env python3\r\nimport zipfile\r\n", True),
+    "ooxml/scripts/pack.sh": (b"#!/bin/sh\nzip -r \"$1\" .\n", True),
+    "ooxml/schemas/ISO-IEC29500-4_2016/wml.xsd": b"<xsd:schema>\r\n<a/>\n<b/>\r</xsd:schema>\n",
+    "templates/template.docx": TEMPLATE,
+    "docx-js.md": b"# docx-js\r\n\r\nMixed\nline\r\nends.\n",
+}
+
+
+def real_repository(top: str = "skills-main") -> dict[str, object]:
+    """`repository()` with two skills at real size: `canvas-design` (a 1.2 MB font) and
+    `docx` (a CRLF SKILL.md, executable scripts, nested schemas, a binary template, mixed
+    line ends), both over the 1,000,000 bytes a skill once was allowed."""
+    entries = repository(top)
+    entries[f"{top}/skills/canvas-design/SKILL.md"] = CANVAS_SKILL_MD.encode()
+    entries[f"{top}/skills/docx/SKILL.md"] = DOCX_SKILL_MD.encode()
+    for folder, files in (("canvas-design", CANVAS_FILES), ("docx", DOCX_FILES)):
+        entries.update({f"{top}/skills/{folder}/{path}": data for path, data in files.items()})
+    return entries
+
+
+def crowded_skill(top: str, count: int) -> dict[str, object]:
+    """The entries of a skill `crowded` holding `count` small files beside its SKILL.md."""
+    entries: dict[str, object] = {
+        f"{top}/SKILL.md": b"---\nname: crowded\ndescription: Many files.\n---\n\nMany.\n"}
+    entries.update({f"{top}/data/{i:04}.txt": b"x\n" for i in range(count)})
+    return entries

@@ -186,7 +186,7 @@ def test_replace_overwrites_the_agent(app, client, simon, post_bundle, csrf):
 
 def test_invalid_bundle_lists_every_problem_with_its_json_path(app, simon, post_bundle):
     bad = copy.deepcopy(BUNDLE)
-    bad["format"] = "skill-workspace/2"
+    bad["format"] = "skill-workspace/3"
     bad["agent"]["name"] = "Other"
     bad["skills"][0]["d_tag"] = "a b"
     bad["skills"][1]["layer"] = 3

@@ -24,21 +24,29 @@ from .folders import (
     MAX_SKILLS,
     MAX_UPLOAD_BYTES,
     Entry,
+    LeftOut,
     SkillFile,
     SkillFolder,
+    Upload,
     read_tree,
 )
 from .frontmatter import SkillMdError, parse_head
 from .line_ends import with_new_head
 from .lint import exported_name, lint_skill
 from .paths import (
+    DEFAULT_LIMITS,
     IGNORED_NAMES,
+    LIMIT_SETTINGS,
+    MAX_AGENT_BYTES,
     MAX_FILES,
     MAX_FILES_BYTES,
     MAX_PATH_LENGTH,
     SKILL_FILE,
+    FolderLimits,
+    agent_bytes_problem,
     file_set_problems,
     fold,
+    limits_from,
     path_problem,
 )
 from .skill_md import (
@@ -76,7 +84,15 @@ __all__ = [
     "client_problem",
     "exported_name",
     "lint_skill",
+    "DEFAULT_LIMITS",
     "DESCRIPTION_MAX_LENGTH",
+    "LIMIT_SETTINGS",
+    "MAX_AGENT_BYTES",
+    "FolderLimits",
+    "LeftOut",
+    "Upload",
+    "agent_bytes_problem",
+    "limits_from",
     "IGNORED_NAMES",
     "MAX_ENTRIES",
     "MAX_FILES",

@@ -16,13 +16,14 @@ import stat
 import zipfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import BinaryIO
 
 from webapp.pipeline import Skill
 
-from .folders import Entry, SkillFolder, read_tree
+from .folders import Entry, SkillFolder, Upload, read_tree
 from .frontmatter import SkillMdError, error
-from .paths import SKILL_FILE
-from .skill_md import encode_skill_md, skill_name
+from .paths import DEFAULT_LIMITS, SKILL_FILE, FolderLimits
+from .skill_md import MAX_SKILL_FILE_SIZE, encode_skill_md, skill_name
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, RuntimeError,
                NotImplementedError, ValueError)
@@ -35,15 +36,16 @@ def is_zip(filename: str, data: bytes) -> bool:
     return data.startswith(b"PK\x03\x04") or filename.lower().endswith(".zip")
 
 
-def read_zip(data: bytes) -> list[SkillFolder]:
-    """The skills of a zip (`folders.read_tree`).
+def read_zip(data: bytes | BinaryIO, limits: FolderLimits = DEFAULT_LIMITS) -> Upload:
+    """The skills of a zip, given as bytes or as a seekable binary file, which is read entry
+    by entry, each only up to what its skill may keep (`folders.read_tree`).
 
     Raises:
         SkillMdError: the zip cannot be read, or an entry stops the import.
     """
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return read_tree([_entry(archive, info) for info in archive.infolist()])
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as archive:
+            return read_tree([_entry(archive, info) for info in archive.infolist()], limits)
     except SkillMdError:
         raise
     except _ZIP_ERRORS as exc:
@@ -130,19 +132,24 @@ def zip_skill(folder: SkillFolder) -> tuple[str, bytes]:
     return f"{skill_name(folder.skill.d_tag)}.zip", zip_folders([folder])
 
 
-def read_upload(filename: str, data: bytes) -> list[SkillFolder]:
-    """The skills of an uploaded zip, or of an uploaded `SKILL.md` (`read_skill_md_alone`).
+def read_upload(filename: str, data: bytes | BinaryIO,
+                limits: FolderLimits = DEFAULT_LIMITS) -> Upload:
+    """The skills of an uploaded zip, or of an uploaded `SKILL.md` (`read_skill_md_alone`),
+    given as bytes or a seekable binary file: a zip is read entry by entry, never whole.
 
     Raises:
         SkillMdError: every problem that stops the import.
     """
-    if is_zip(filename, data):
-        return read_zip(data)
-    return read_skill_md_alone(SKILL_FILE, data)
+    stream = io.BytesIO(data) if isinstance(data, bytes) else data
+    start = stream.read(4)
+    stream.seek(0)
+    if is_zip(filename, start):
+        return read_zip(stream, limits)
+    return read_skill_md_alone(SKILL_FILE, stream.read(MAX_SKILL_FILE_SIZE + 1))
 
 
-def read_skill_md_alone(path: str, data: bytes) -> list[SkillFolder]:
+def read_skill_md_alone(path: str, data: bytes) -> Upload:
     """The skill of a SKILL.md read without its folder (at `path`, whose folder's name its
     `name` is checked against): its files are not known (`SkillFolder.whole`)."""
-    folders = read_tree([Entry(path, len(data), read=lambda limit: data[:limit])])
-    return [dataclasses.replace(folder, whole=False) for folder in folders]
+    upload = read_tree([Entry(path, len(data), read=lambda limit: data[:limit])])
+    return Upload([dataclasses.replace(folder, whole=False) for folder in upload])

@@ -1,33 +1,42 @@
 """Skill folders found in an upload: a skill's text with the files beside its SKILL.md.
 
 An upload (a zip, or a folder on disk read by the command line) is a list of `Entry`s.
-`read_tree` finds the skills in it and reads them, all or nothing:
+`read_tree` finds the skills in it and reads those that fit (`Upload`):
 
 - a skill is a folder holding a `SKILL.md`; the shallowest wins, so a `SKILL.md` deeper
   inside a skill's folder is one of its files. A `SKILL.md` at the top is a skill too (a
   zip of one skill's contents). Everything outside the skills' folders is left unread.
 - nothing in the upload may point outside it (an absolute path, a `..` part, a backslash,
-  a drive letter), and no skill may hold a link or a file the path rule refuses
-  (`paths.file_set_problems`); every such entry is named, and nothing is read.
+  a drive letter): every such entry is named, and nothing is read.
+- a skill holding a link, a file the path rule refuses, more than its limits
+  (`paths.file_set_problems`) or a SKILL.md that cannot be read is left out, with why
+  (`LeftOut`); the others are read. When no skill is left to import, the upload is
+  refused with every problem.
 - reading is bounded by what may be kept, not by what the entries claim: a skill's files
   are read up to the bytes left of its limit, so a zip bomb is stopped at the limit, and
-  the sizes an archive declares are checked against what it gives.
+  the sizes an archive declares are checked against what it gives. A skill left out for
+  its limits has only its SKILL.md read (for its name).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from functools import cached_property
 from posixpath import basename, dirname
 
-from webapp.pipeline import Skill
+from webapp.pipeline import Skill, SkillFile
 
 from .frontmatter import SkillMdError
-from .paths import IGNORED_NAMES, MAX_FILES_BYTES, SKILL_FILE, file_set_problems
+from .paths import (
+    DEFAULT_LIMITS,
+    IGNORED_NAMES,
+    SKILL_FILE,
+    FolderLimits,
+    bytes_problem,
+    file_set_problems,
+)
 from .skill_md import MAX_SKILL_FILE_SIZE, decode, read_skill_md
 
 #: The most entries an upload may list, and skills it may hold.
@@ -37,32 +46,6 @@ MAX_SKILLS = 500
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 #: The most problems a refusal lists (it counts the rest).
 PROBLEMS_SHOWN = 50
-
-
-@dataclasses.dataclass(frozen=True)
-class SkillFile:
-    """A file beside a skill's SKILL.md: its path in the skill's folder and its bytes."""
-
-    path: str
-    data: bytes
-    executable: bool = False
-
-    @cached_property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    @cached_property
-    def text(self) -> str | None:
-        """The file as text when it is UTF-8 without NUL characters, else None (binary)."""
-        try:
-            text = self.data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        return None if "\x00" in text else text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,11 +79,33 @@ class Entry:
     read: Callable[[int], bytes] = lambda limit: b""
 
 
-def read_tree(entries: Sequence[Entry]) -> list[SkillFolder]:
-    """The skills of an upload, in the order of their folders' paths.
+@dataclasses.dataclass(frozen=True)
+class LeftOut:
+    """A skill of an upload that cannot be imported: where the upload holds it (`source`),
+    its d_tag (its folder's name when its SKILL.md cannot be read), and why, each
+    `(where, why)`."""
+
+    source: str
+    name: str
+    problems: tuple[tuple[str, str], ...]
+
+
+class Upload(list[SkillFolder]):
+    """The skills of an upload that can be imported, in the order of their folders' paths,
+    and `left_out`: those it holds that cannot be, each with why."""
+
+    def __init__(self, folders: Iterable[SkillFolder] = (),
+                 left_out: Iterable[LeftOut] = ()) -> None:
+        super().__init__(folders)
+        self.left_out: tuple[LeftOut, ...] = tuple(left_out)
+
+
+def read_tree(entries: Sequence[Entry], limits: FolderLimits = DEFAULT_LIMITS) -> Upload:
+    """The skills of an upload, those that fit `limits` read, the others left out.
 
     Raises:
-        SkillMdError: everything that stops the import, each `(where, why)`.
+        SkillMdError: everything that stops the whole import (or, when no skill can be
+            imported, what leaves each out), each `(where, why)`.
     """
     if len(entries) > MAX_ENTRIES:
         raise SkillMdError([("upload", f"holds {len(entries):,} entries, more than the "
@@ -118,17 +123,42 @@ def read_tree(entries: Sequence[Entry]) -> list[SkillFolder]:
         raise SkillMdError([("upload", f"holds {len(roots)} skills, more than the "
                                        f"{MAX_SKILLS} an import takes")])
     members = _members(entries, roots)
-    for root in roots:
-        problems += _folder_problems(root, members[root])
-    declared = sum(e.size for root in roots for e in members[root])
-    if not problems and declared > MAX_UPLOAD_BYTES:
-        problems.append(("upload", f"its skills hold {declared:,} bytes, more than the "
-                                   f"{MAX_UPLOAD_BYTES:,} an import reads"))
-    if problems:
-        raise _refusal(problems)
-    folders = [_read_folder(root, members[root]) for root in roots]
+    left_out = [_left_out(root, members[root], found) for root in roots
+                if (found := _folder_problems(root, members[root], limits))]
+    kept = [root for root in roots if root not in {_root(o.source) for o in left_out}]
+    declared = sum(e.size for root in kept for e in members[root])
+    if declared > MAX_UPLOAD_BYTES:
+        raise _refusal([("upload", f"its skills hold {declared:,} bytes, more than the "
+                                   f"{MAX_UPLOAD_BYTES:,} an import reads")])
+    folders = []
+    for root in kept:
+        try:
+            folders.append(_read_folder(root, members[root], limits))
+        except SkillMdError as exc:
+            left_out.append(_left_out(root, members[root], exc.problems))
+    if not folders:
+        raise _refusal([problem for out in left_out for problem in out.problems])
     _check_unique(folders)
-    return folders
+    left_out.sort(key=lambda out: out.source)
+    return Upload(folders, left_out)
+
+
+def _root(source: str) -> str:
+    return "" if source == SKILL_FILE else source
+
+
+def _left_out(root: str, members: list[Entry], problems: Sequence[tuple[str, str]]
+              ) -> LeftOut:
+    """A skill left out, named by its d_tag when its SKILL.md reads (only it is read)."""
+    name = basename(root) or SKILL_FILE
+    skill_md = members[0]
+    if skill_md.kind == "file" and skill_md.size <= MAX_SKILL_FILE_SIZE:
+        try:
+            raw = skill_md.read(MAX_SKILL_FILE_SIZE + 1)
+            name = read_skill_md(decode(raw, SKILL_FILE), folder=None).skill.d_tag
+        except SkillMdError:
+            pass
+    return LeftOut(root or SKILL_FILE, name, tuple(problems))
 
 
 def _escape_problem(path: str) -> str | None:
@@ -187,7 +217,8 @@ def _members(entries: Sequence[Entry], roots: list[str]) -> dict[str, list[Entry
     return members
 
 
-def _folder_problems(root: str, members: list[Entry]) -> list[tuple[str, str]]:
+def _folder_problems(root: str, members: list[Entry], limits: FolderLimits
+                     ) -> list[tuple[str, str]]:
     where = f"{root}/" if root else ""
     problems = [(where + e.path, "is a link: a skill's folder holds files only")
                 for e in members if e.kind == "link"]
@@ -195,22 +226,22 @@ def _folder_problems(root: str, members: list[Entry]) -> list[tuple[str, str]]:
     if skill_md.size > MAX_SKILL_FILE_SIZE:
         problems.append((where + SKILL_FILE, _too_large(MAX_SKILL_FILE_SIZE)))
     problems += [(where + path, why) for path, why in
-                 file_set_problems((e.path, e.size) for e in members[1:] if e.kind == "file")]
+                 file_set_problems(((e.path, e.size) for e in members[1:] if e.kind == "file"),
+                                   limits)]
     return problems
 
 
-def _read_folder(root: str, members: list[Entry]) -> SkillFolder:
+def _read_folder(root: str, members: list[Entry], limits: FolderLimits) -> SkillFolder:
     where = f"{root}/" if root else ""
     skill_md = members[0]
     raw = skill_md.read(MAX_SKILL_FILE_SIZE + 1)
     if len(raw) > MAX_SKILL_FILE_SIZE:  # the size an archive declares may lie
         raise SkillMdError([(where + SKILL_FILE, _too_large(MAX_SKILL_FILE_SIZE))])
-    files, left = [], MAX_FILES_BYTES
+    files, left = [], limits.file_bytes
     for entry in members[1:]:
         data = entry.read(left + 1)
         if len(data) > left:
-            raise SkillMdError([(where + entry.path, f"passes the limit of {MAX_FILES_BYTES:,} "
-                                                     f"bytes for the files beside {SKILL_FILE}")])
+            raise SkillMdError([(where + entry.path, bytes_problem(limits.file_bytes))])
         left -= len(data)
         files.append(SkillFile(entry.path, data, entry.executable))
     text = decode(raw, where + SKILL_FILE)

@@ -57,6 +57,7 @@ from .explain import explain
 from .explain_data import Explanation, MessageShape, Selection, Step
 from .explain_skills import BlockUse, SectionStep, SkillStep, TracedText, ValueUse
 from .explain_words import STEP_WORDS
+from .folders import Folder, SkillFile, read_folder
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
 from .log_entry import (
@@ -115,6 +116,7 @@ from .workspace import (
     BUNDLE_FORMAT,
     DEFAULT_HISTORY_LABELS,
     DEFAULT_MODEL,
+    FOLDERS_FORMAT,
     MESSAGE_MODES,
     MODEL_WINDOWS,
     RESERVED_TOOL_NAMES,
@@ -195,6 +197,10 @@ __all__ = [
     "Scenario",
     "SectionUse",
     "Skill",
+    "SkillFile",
+    "Folder",
+    "read_folder",
+    "FOLDERS_FORMAT",
     "SkillNames",
     "SkillUse",
     "SkillTrace",

@@ -1,4 +1,5 @@
-"""The `skill-workspace/1` bundle: one JSON document holding a whole workspace.
+"""The `skill-workspace/1` and `/2` bundles: one JSON document holding a whole workspace
+(`/2` also holds each skill's folder: `folders.read_folder`).
 
 `load_bundle` checks the bundle's shape and types and reports every problem at once
 with its JSON path; cross-references (a binding's tool, a `{{name}}` in a skill) are
@@ -16,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from .expectations import read_expectations
+from .folders import FOLDER_KEYS, Folder, read_folder
 from .untrusted import JsonNumber, excerpt, loads_json
 from .workspace import (
     BUNDLE_FORMAT,
     DEFAULT_HISTORY_LABELS,
     DEFAULT_MODEL,
+    FOLDERS_FORMAT,
     HISTORY_ROLES,
     MESSAGE_MODES,
     RESERVED_TOOL_NAMES,
@@ -66,7 +69,7 @@ def parse_json(text: str, path: str = "$") -> Any:
 
 
 def load_bundle(source: str | os.PathLike[str] | dict[str, Any]) -> Workspace:
-    """Load a `skill-workspace/1` bundle from a file path or an already parsed dict.
+    """Load a `skill-workspace/1` or `/2` bundle from a file path or an already parsed dict.
 
     Raises:
         BundleError: the file is unreadable or not JSON, or the bundle has problems;
@@ -143,6 +146,9 @@ class _Checker:
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
+        #: Whether skills may hold their folders (a `/2` bundle), and those read.
+        self.with_folders = False
+        self.folders: list[Folder] = []
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
@@ -230,8 +236,10 @@ class _Checker:
         fmt = root.get("format", _MISSING)
         if fmt is _MISSING:
             self.problem("$.format", "is required")
-        elif fmt != BUNDLE_FORMAT:
-            self.problem("$.format", f"must be {BUNDLE_FORMAT!r}, not {excerpt(fmt)}")
+        elif fmt not in (BUNDLE_FORMAT, FOLDERS_FORMAT):
+            self.problem("$.format", f"must be {BUNDLE_FORMAT!r} or {FOLDERS_FORMAT!r}, "
+                                     f"not {excerpt(fmt)}")
+        self.with_folders = fmt == FOLDERS_FORMAT
         if "agent" not in root:
             self.problem("$.agent", "is required")
             agent = Agent(name="")
@@ -257,6 +265,7 @@ class _Checker:
             tools=tuple(t for t in tools if t),
             variables=tuple(v for v in variables if v),
             scenarios=tuple(s for s in scenarios if s),
+            folders=tuple(folder for folder in self.folders if not folder.empty),
         )
 
     def agent(self, value: Any, path: str) -> Agent:
@@ -287,11 +296,13 @@ class _Checker:
         )
 
     def skill(self, value: Any, path: str) -> Skill | None:
-        data = self.obj(value, path, ("d_tag", "name", "description", "layer", "triggers",
-                                      "enabled", "content"))
+        keys = ("d_tag", "name", "description", "layer", "triggers", "enabled", "content")
+        data = self.obj(value, path, keys + FOLDER_KEYS if self.with_folders else keys)
         if data is None:
             return None
         d_tag = self.string(data, "d_tag", path, nonempty=True)
+        if self.with_folders:
+            self.folders.append(read_folder(data, d_tag, path, self.problem))
         self.name_token(d_tag, f"{path}.d_tag", "a d_tag")
         triggers = self.array(data, "triggers", path)
         for i, trigger in enumerate(triggers):

@@ -1,4 +1,4 @@
-"""A workspace as a `skill-workspace/1` bundle dict: the inverse of `load_bundle`.
+"""A workspace as a `skill-workspace/1` or `/2` bundle dict: the inverse of `load_bundle`.
 
 One item of each bundle section as its JSON dict: the store and the web forms use these
 too, so the shape of an item is written in one place.
@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from .folders import dump_folder
 from .untrusted import dumps_json
-from .workspace import BUNDLE_FORMAT, Scenario, Skill, Tool, Variable, Workspace
+from .workspace import BUNDLE_FORMAT, FOLDERS_FORMAT, Scenario, Skill, Tool, Variable, Workspace
 
 
 def dump_bundle(workspace: Workspace) -> dict[str, Any]:
     """Return the bundle dict of `workspace`; every key is written, defaults included, but
     those added since bundles were first published (`builtin_tests` when true, a
     scenario's empty `expect`): a workspace that uses none has the text, and so the
-    digest, it had before they existed."""
+    digest, it had before they existed. A workspace whose skills' folders hold more than
+    their text (`Workspace.folders`) is a `skill-workspace/2` bundle, every skill with its
+    folder's keys (`folders.dump_folder`); one without is the `/1` bundle it was."""
     agent = workspace.agent
     settings = {
         "name": agent.name,
@@ -27,10 +30,14 @@ def dump_bundle(workspace: Workspace) -> dict[str, Any]:
         "model": agent.model,
         "context_window": agent.context_window,
     }
+    folders = workspace.folders_by_tag
+    with_folders = any(not folder.empty for folder in workspace.folders)
+    skills = ([{**dump_skill(s), **dump_folder(folders.get(s.d_tag))} for s in workspace.skills]
+              if with_folders else [dump_skill(s) for s in workspace.skills])
     return {
-        "format": BUNDLE_FORMAT,
+        "format": FOLDERS_FORMAT if with_folders else BUNDLE_FORMAT,
         "agent": settings if agent.builtin_tests else {**settings, "builtin_tests": False},
-        "skills": [dump_skill(s) for s in workspace.skills],
+        "skills": skills,
         "tools": [dump_tool(t) for t in workspace.tools],
         "variables": [dump_variable(v) for v in workspace.variables],
         "scenarios": [dump_scenario(sc) for sc in workspace.scenarios],

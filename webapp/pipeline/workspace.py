@@ -1,7 +1,7 @@
 """The plain data a pipeline run works on: an agent's skills, tools, variables and scenarios.
 
 Everything here is immutable. A `Workspace` is built by `load_bundle` (from the
-`skill-workspace/1` JSON bundle) or by the store (from database rows); the pipeline
+`skill-workspace/1` or `/2` JSON bundle) or by the store (from database rows); the pipeline
 only reads it.
 """
 
@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .folders import Folder
+
 BUNDLE_FORMAT = "skill-workspace/1"
+#: The bundle format that also holds each skill's folder (`folders.Folder`); a bundle is
+#: written as `/1` when no skill has a head, CRLF line ends or a file.
+FOLDERS_FORMAT = "skill-workspace/2"
 
 #: Role labels used by the `dm_history` format, keyed by history role.
 DEFAULT_HISTORY_LABELS: dict[str, str] = {"assistant": "You", "user": "Admin"}
@@ -160,10 +165,17 @@ class Workspace:
     tools: tuple[Tool, ...] = ()
     variables: tuple[Variable, ...] = ()
     scenarios: tuple[Scenario, ...] = ()
+    #: The skills' folders that hold more than their text (`folders.Folder`): read from a
+    #: `/2` bundle, or given by the store where every byte counts (publish, export).
+    folders: tuple[Folder, ...] = ()
 
     @cached_property
     def skills_by_tag(self) -> dict[str, Skill]:
         return {skill.d_tag: skill for skill in self.skills}
+
+    @cached_property
+    def folders_by_tag(self) -> dict[str, Folder]:
+        return {folder.d_tag: folder for folder in self.folders}
 
     @cached_property
     def tools_by_name(self) -> dict[str, Tool]:

@@ -4,9 +4,10 @@ files beside SKILL.md, versioned with the skill.
 A skill row and each revision hold the folder's manifest (`files`: path, sha256, size, and
 whether the file is executable); the bytes are `SkillBlob`s, stored once per agent by their
 sha256 and never deleted while the agent lives, so a revision restored brings its files
-back. Every write of a file set obeys the path rule and the limits of
-`agentskills.file_set_problems` (`check_files`), whatever path it comes by: an import, the
-file editor, a revision restored. A file saved or deleted is a new version of its skill,
+back. Every write of a file set obeys the path rule and the deployment's limits
+(`folder_limits`) of `agentskills.file_set_problems` (`check_files`), whatever path it
+comes by: an import, the file editor, a revision restored; the bytes an agent stores obey
+its agent-wide limit (`store_blobs`). A file saved or deleted is a new version of its skill,
 optimistically locked as any save is.
 """
 
@@ -16,17 +17,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from webapp import models
 from webapp.agentskills import (
+    DEFAULT_LIMITS,
+    FolderLimits,
     SkillFile,
     SkillFolder,
+    agent_bytes_problem,
     file_set_problems,
+    parse_head,
     path_problem,
 )
-from webapp.pipeline import Skill, excerpt, load_bundle, parse_json
+from webapp.agentskills.frontmatter import SkillMdError, split_head
+from webapp.pipeline import FOLDERS_FORMAT, Folder, Skill, excerpt, load_bundle, parse_json
 
 from .activity import record
 from .agents import AgentRef, get_agent
@@ -34,6 +40,12 @@ from .convert import agent_of, folder_fields, skill_of
 from .errors import NotFound, ValidationError
 from .skills import get_skill, list_skills, save
 from .transactions import change
+
+
+def folder_limits(session: Session) -> FolderLimits:
+    """The limits on skill folders of the deployment `session` works for (its sessionmaker
+    put them in its `info`: `db.make_sessionmaker`), else the defaults."""
+    return session.info.get(FolderLimits, DEFAULT_LIMITS)
 
 
 def manifest_of(files: Iterable[SkillFile]) -> list[dict[str, Any]]:
@@ -47,33 +59,49 @@ def manifest_of(files: Iterable[SkillFile]) -> list[dict[str, Any]]:
     return manifest
 
 
-def check_files(files: Sequence[SkillFile]) -> None:
+def check_files(session: Session, files: Sequence[SkillFile]) -> None:
     """Raise `ValidationError` (each problem under `files/<path>`) unless `files` may be a
-    skill's folder: the path rule and the limits (`agentskills.file_set_problems`)."""
-    problems = file_set_problems((file.path, file.size) for file in files)
+    skill's folder: the path rule and the deployment's limits
+    (`agentskills.file_set_problems`)."""
+    check_manifest(session, [{"path": file.path, "size": file.size} for file in files])
+
+
+def check_manifest(session: Session, manifest: Sequence[dict[str, Any]]) -> None:
+    """`check_files` for the files a manifest names (a revision restored: its bytes are
+    stored already)."""
+    problems = file_set_problems(((entry["path"], entry["size"]) for entry in manifest),
+                                 folder_limits(session))
     if problems:
         raise ValidationError([(f"files/{path}", message) for path, message in problems])
 
 
 def folder_input(session: Session, agent: models.Agent, folder: SkillFolder) -> dict[str, Any]:
     """The folder columns of a write of `folder` (checked; its files' bytes stored)."""
-    check_files(folder.files)
+    check_files(session, folder.files)
     store_blobs(session, agent, folder.files)
     return {"frontmatter": folder.head, "crlf": folder.crlf, "line_ends": folder.line_ends,
             "files": manifest_of(folder.files)}
 
 
 def store_blobs(session: Session, agent: models.Agent, files: Iterable[SkillFile]) -> None:
-    """Keep the bytes of `files` for `agent`, those it does not hold yet."""
+    """Keep the bytes of `files` for `agent`, those it does not hold yet; raises
+    `ValidationError` when they would pass the agent's limit on stored bytes."""
     wanted = {file.sha256: file for file in files}
     if not wanted:
         return
     held = set(session.scalars(select(models.SkillBlob.sha256).where(
         models.SkillBlob.agent_id == agent.id, models.SkillBlob.sha256.in_(wanted))))
-    for sha256, file in wanted.items():
-        if sha256 not in held:
-            session.add(models.SkillBlob(agent_id=agent.id, sha256=sha256, size=file.size,
-                                         data=file.data))
+    adding = [file for sha256, file in wanted.items() if sha256 not in held]
+    if not adding:
+        return
+    stored = session.scalar(select(func.coalesce(func.sum(models.SkillBlob.size), 0)).where(
+        models.SkillBlob.agent_id == agent.id)) or 0
+    problem = agent_bytes_problem(stored, sum(file.size for file in adding),
+                                  folder_limits(session))
+    if problem:
+        raise ValidationError([("files", problem)])
+    session.add_all(models.SkillBlob(agent_id=agent.id, sha256=file.sha256, size=file.size,
+                                     data=file.data) for file in adding)
     session.flush()
 
 
@@ -87,6 +115,44 @@ def files_of(session: Session, agent_id: int, manifest: Sequence[dict[str, Any]]
         models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256.in_(digests))).all())
     return tuple(SkillFile(entry["path"], bytes(data[entry["sha256"]]),
                            bool(entry.get("executable"))) for entry in manifest)
+
+
+def bundle_folders(session: Session, agent_id: int,
+                   rows: Sequence[models.Skill | models.SkillRevision]) -> tuple[Folder, ...]:
+    """The folders of skill rows (or revisions) that hold more than their text, their files
+    read in one query: what a `skill-workspace/2` bundle carries (`pipeline.Folder`)."""
+    wanted = {entry["sha256"] for row in rows for entry in row.files}
+    data = dict(session.execute(select(models.SkillBlob.sha256, models.SkillBlob.data).where(
+        models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256.in_(wanted))).all()
+                ) if wanted else {}
+    folders = (Folder(row.d_tag, row.frontmatter, row.crlf, tuple(
+        SkillFile(e["path"], bytes(data[e["sha256"]]), bool(e.get("executable")))
+        for e in row.files)) for row in rows)
+    return tuple(folder for folder in folders if not folder.empty)
+
+
+def head_problem(head: str) -> str | None:
+    """Why `head` cannot be kept as a SKILL.md's head as written (a bundle's `frontmatter`),
+    or None: it must be a whole head alone (`---`, YAML, `---`, maybe a blank line)."""
+    if not head:
+        return None
+    try:
+        whole, rest = split_head(head)
+        parse_head(head)
+    except SkillMdError as exc:
+        return "; ".join(f"{where}: {why}" for where, why in exc.problems)
+    if whole != head or rest:
+        return "must be a SKILL.md head alone: a line '---', YAML, a line '---'"
+    return None
+
+
+def get_blob(session: Session, agent_id: int, sha256: str) -> bytes:
+    """The bytes of the agent's file whose sha256 is `sha256`; raises `NotFound`."""
+    data = session.scalar(select(models.SkillBlob.data).where(
+        models.SkillBlob.agent_id == agent_id, models.SkillBlob.sha256 == sha256))
+    if data is None:
+        raise NotFound(f"no file of this agent has the sha256 {excerpt(sha256)}")
+    return bytes(data)
 
 
 def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> SkillFolder:
@@ -149,7 +215,7 @@ def delete_file(session: Session, agent: AgentRef, d_tag: str, path: str, *,
 
 def _write_files(session: Session, agent: models.Agent, row: models.Skill,
                  expected_version: int, files: list[SkillFile], note: str) -> models.Skill:
-    check_files(files)
+    check_files(session, files)
     store_blobs(session, agent, files)
     fields = {**folder_fields(row), "files": manifest_of(files)}
     saved = save(session, row, expected_version, fields, note, {"files": note})
@@ -210,16 +276,27 @@ def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:
 
 def published_folders(session: Session, snapshot: models.PublishedSnapshot) -> list[SkillFolder]:
     """The skill folders a snapshot publishes, in its bundle's order: each skill as the
-    bundle holds it, with the SKILL.md head, line ends and files of the version the snapshot
-    recorded (`skill_versions`). A skill whose revision is gone (deleted since) comes with
-    its text alone. What a runtime mirrors (the API's files, MCP resources) reads this."""
+    bundle holds it, with its SKILL.md head, line ends and files. A `skill-workspace/2`
+    snapshot holds them itself; for one published as `/1` they are those of the version the
+    snapshot recorded (`skill_versions`), and a skill whose revision is gone (deleted since)
+    comes with its text alone. What a runtime mirrors (the API's files, MCP resources) reads
+    this."""
+    data = parse_json(snapshot.bundle)
+    workspace = load_bundle(data)
+    if data.get("format") == FOLDERS_FORMAT:
+        folders = workspace.folders_by_tag
+        return [SkillFolder(skill, folder.head, folder.crlf, folder.files,
+                            saved_at=snapshot.published_at)
+                if (folder := folders.get(skill.d_tag)) is not None
+                else SkillFolder(skill, saved_at=snapshot.published_at)
+                for skill in workspace.skills]
     versions = snapshot.skill_versions or {}
     revisions = {(row.d_tag, row.version): row for row in session.scalars(
         select(models.SkillRevision).join(models.Skill).where(
             models.Skill.agent_id == snapshot.agent_id,
             models.SkillRevision.d_tag.in_(list(versions))))}
     folders = []
-    for skill in load_bundle(parse_json(snapshot.bundle)).skills:
+    for skill in workspace.skills:
         row = revisions.get((skill.d_tag, versions.get(skill.d_tag)))
         if row is None:
             folders.append(SkillFolder(skill, saved_at=snapshot.published_at))

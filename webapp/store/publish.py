@@ -19,6 +19,7 @@ without a new number), and `resolve` reads a reference: a number, `latest` or a 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 
@@ -27,11 +28,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from webapp import api_models, context_tests, models
+from webapp.lru import LRU
 from webapp.models import utcnow
 from webapp.pipeline import (
+    FOLDERS_FORMAT,
     Workspace,
     bundle_text,
     dump_bundle,
+    dumps_json,
     excerpt,
     lf_line_ends,
     load_bundle,
@@ -45,11 +49,12 @@ from .activity import record
 from .actor import LOCAL, current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, PublishConflict, TestsFailing, ValidationError
+from .folders import manifest_of
 from .labels import PRODUCTION, label_problem, point_at
 from .skills import list_skills
 from .transactions import change, rows
 from .webhooks import enqueue, published_data
-from .workspaces import workspace_with
+from .workspaces import bundle_workspace, workspace_with
 
 #: The role that may publish, and the one that may publish while context tests fail.
 REVIEWER, ADMIN = "reviewer", "admin"
@@ -66,7 +71,8 @@ def digest_of(text: str) -> str:
 
 
 def current_digest(session: Session, agent: AgentRef) -> str:
-    """The digest of the agent's workspace as it is now (the draft)."""
+    """The digest of the agent's workspace as it is now (the draft): every file is read
+    (`is_published` answers whether it is a snapshot's without)."""
     text, _, _ = _current(session, get_agent(session, agent))
     return digest_of(text)
 
@@ -124,11 +130,55 @@ def published_workspace(session: Session, agent: AgentRef, number: int | None = 
 def has_unpublished_changes(session: Session, agent: AgentRef) -> bool:
     """Whether the workspace differs from the latest snapshot (True when never published).
 
-    Compares digests only: one load of the workspace and one hash, no assembly.
+    Compares content keys only (`is_published`): no assembly, no file read.
     """
     row = get_agent(session, agent)
-    latest = latest_snapshot(session, row)
-    return latest is None or latest.digest != current_digest(session, row)
+    latest = session.execute(
+        select(models.PublishedSnapshot.id, models.PublishedSnapshot.number,
+               models.PublishedSnapshot.digest)
+        .where(models.PublishedSnapshot.agent_id == row.id)
+        .order_by(models.PublishedSnapshot.number.desc()).limit(1)).first()
+    if latest is None:
+        return True
+    return not is_published(session, row, SnapshotRef(*latest))
+
+
+#: The content key of each snapshot that holds folders, by its id and digest.
+_snapshot_keys: LRU[tuple[int, str], str] = LRU("snapshot content keys", 256)
+
+
+def is_published(session: Session, agent: AgentRef, snapshot: SnapshotRef) -> bool:
+    """Whether the agent's workspace now is `snapshot`'s content, without reading a file:
+    both sides' content keys (`content_key`) are compared, the draft's made from its rows'
+    manifests, the snapshot's read from its bundle once (kept by id and digest)."""
+    row = get_agent(session, agent)
+    skills = list_skills(session, row)
+    draft = content_key(workspace_with(session, row, skills), [
+        (s.d_tag, s.frontmatter, s.crlf, list(s.files)) for s in skills
+        if s.frontmatter or s.crlf or s.files])
+    key = _snapshot_keys.get((snapshot.id, snapshot.digest))
+    if key is None:
+        text = snapshot_bundle(session, snapshot)
+        # A bundle's text starts with its format (`bundle_text`): a `/1` one is read only
+        # when the draft may be it.
+        if f'"format": "{FOLDERS_FORMAT}"' not in text[:64]:
+            return snapshot.digest == draft
+        workspace = load_bundle(parse_json(text))
+        key = _snapshot_keys.put((snapshot.id, snapshot.digest), content_key(
+            dataclasses.replace(workspace, folders=()),
+            [(f.d_tag, f.head, f.crlf, manifest_of(f.files)) for f in workspace.folders]))
+    return key == draft
+
+
+def content_key(workspace: Workspace, folders: list[tuple[str, str, bool, list]]) -> str:
+    """What identifies a workspace's content without its files' bytes: its digest when no
+    skill has a folder (`folders`: d_tag, head, CRLF, manifest of the skills that have
+    one); else the sha256 of its text without folders and the folders' manifests, each
+    file named by its sha256, which stands for its bytes."""
+    text = canonical_text(workspace)
+    if not folders:
+        return digest_of(text)
+    return digest_of(text + dumps_json(folders))
 
 
 @change
@@ -284,7 +334,7 @@ def _current(session: Session, agent: models.Agent
     """The agent's canonical bundle text now, the version of each of its skills, and the
     workspace."""
     skills = list_skills(session, agent)
-    workspace = workspace_with(session, agent, skills)
+    workspace = bundle_workspace(session, agent, skills)
     return canonical_text(workspace), {s.d_tag: s.version for s in skills}, workspace
 
 

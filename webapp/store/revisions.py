@@ -12,6 +12,7 @@ from .activity import record
 from .agents import AgentRef
 from .convert import folder_fields, skill_fields
 from .errors import NotFound
+from .folders import check_manifest
 from .skills import get_skill, save
 from .transactions import change, rows
 
@@ -43,6 +44,7 @@ def restore_revision(session: Session, agent: AgentRef, d_tag: str, version: int
     row = get_skill(session, agent, d_tag)
     revision = get_revision(session, agent, d_tag, version)
     fields = {**skill_fields(revision), **folder_fields(revision), "d_tag": row.d_tag}
+    check_manifest(session, fields["files"])  # the limits may have been lowered since
     saved = save(session, row, expected_version, fields, note or f"restored version {version}",
                  fields)
     if saved.version != expected_version:  # else the old version is what is saved now

@@ -9,6 +9,11 @@ plan's `token` digests the agent's side (each skill's version) and the upload's,
 (created when it does not exist), each new skill at the end of the adoption order, each
 updated one as a new version (brought back from the trash if it was there), one activity
 row. A d_tag that only reads as another skill's (`rules.same_name`) is refused.
+
+An import takes what fits: a skill the store cannot keep (a field, a file, its limits, a
+d_tag taken by a lookalike) is left out of the plan with why (`ImportPlan.left_out`, with
+those the upload's reading left out, `agentskills.Upload.left_out`), and the others are
+imported. Only when no skill is left to import is the import refused, with every problem.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from webapp.agentskills import (
     DEFAULT_CLIENTS,
     SKILL_FILE,
     SKILL_MD_FIELDS,
+    LeftOut,
     SkillFolder,
+    Upload,
     encode_skill_md,
 )
 from webapp.pipeline import dump_skill
@@ -81,23 +88,30 @@ class ImportPlan:
     #: d_tag), for the lint of what the upload brings.
     clients: tuple[str, ...] = DEFAULT_CLIENTS
     names: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: The upload's skills that are not imported, each with why.
+    left_out: tuple[LeftOut, ...] = ()
 
     def count(self, status: str) -> int:
         return sum(item.status == status for item in self.items)
 
     @property
     def summary(self) -> str:
-        return (f"new: {self.count(NEW)}, updated: {self.count(UPDATED)}, "
+        text = (f"new: {self.count(NEW)}, updated: {self.count(UPDATED)}, "
                 f"unchanged: {self.count(UNCHANGED)}")
+        if self.left_out:
+            text += f", left out: {len(self.left_out)}"
+        return text
 
 
 def plan_import(session: Session, agent: str, folders: Sequence[SkillFolder]) -> ImportPlan:
-    """What importing `folders` into the agent named `agent` would do (nothing is written).
+    """What importing `folders` (an `agentskills.Upload`, whose `left_out` the plan names, or
+    any folders) into the agent named `agent` would do (nothing is written); a folder the
+    store cannot keep is left out, with why.
 
     Raises:
-        ValidationError: what the store cannot keep, each problem `(where, why)` with the
-            folder's place in the upload: a field, a file, a d_tag taken by a lookalike, an
-            agent name the rules refuse.
+        ValidationError: an agent name the rules refuse, or no skill left to import: each
+            problem `(where, why)` with the folder's place in the upload (a field, a file,
+            a d_tag taken by a lookalike).
     """
     row = find_agent(session, agent)
     problems: list[tuple[str, str]] = []
@@ -109,28 +123,36 @@ def plan_import(session: Session, agent: str, folders: Sequence[SkillFolder]) ->
             problems.append(("agent", f"reads as the agent {lookalike.name!r}: use its name"))
     elif row.deleted_at is not None:
         problems.append(("agent", f"the agent {agent!r} is in the trash: restore it first"))
-    items = []
-    for folder in folders:
-        problems += _folder_problems(folder)
-        if row is not None:
-            problems += _lookalike(session, row, folder)
-        items.append(_item(session, row, folder))
     if problems:
         raise ValidationError(problems)
+    items, left_out = [], list(folders.left_out if isinstance(folders, Upload) else ())
+    for folder in folders:
+        found = _folder_problems(session, folder)
+        if row is not None:
+            found += _lookalike(session, row, folder)
+        if found:
+            left_out.append(LeftOut(folder.source or folder.skill.d_tag, folder.skill.d_tag,
+                                    tuple(found)))
+        else:
+            items.append(_item(session, row, folder))
+    if left_out and not items:
+        raise ValidationError([problem for out in left_out for problem in out.problems])
+    left_out.sort(key=lambda out: out.source)
+    token = _token(agent, items, left_out)
     if row is None:
-        return ImportPlan(agent, True, tuple(items), _token(agent, items))
-    return ImportPlan(agent, False, tuple(items), _token(agent, items),
-                      tuple(row.skill_clients), exported_names(session, row))
+        return ImportPlan(agent, True, tuple(items), token, left_out=tuple(left_out))
+    return ImportPlan(agent, False, tuple(items), token, tuple(row.skill_clients),
+                      exported_names(session, row), tuple(left_out))
 
 
-def _folder_problems(folder: SkillFolder) -> list[tuple[str, str]]:
+def _folder_problems(session: Session, folder: SkillFolder) -> list[tuple[str, str]]:
     """What the store refuses of a folder, named as its place in the upload names it."""
     top = "" if folder.source in ("", SKILL_FILE) else f"{folder.source}/"
     skill_md = f"{top}{SKILL_FILE}" if folder.source else folder.skill.d_tag
     problems = [(f"{skill_md}: {SKILL_MD_FIELDS.get(field, field)}", message)
                 for field, message in rules.item_problems("skills", dump_skill(folder.skill))]
     try:
-        check_files(folder.files)
+        check_files(session, folder.files)
     except ValidationError as exc:
         problems += [(top + field.removeprefix("files/"), message)
                      for field, message in exc.problems]
@@ -168,8 +190,10 @@ def _export(folder: SkillFolder) -> tuple[bytes, list]:
             manifest_of(folder.files))
 
 
-def _token(agent: str, items: Sequence[ImportItem]) -> str:
+def _token(agent: str, items: Sequence[ImportItem], left_out: Sequence[LeftOut]) -> str:
     digest = hashlib.sha256(agent.encode("utf-8", "surrogatepass"))
+    digest.update(repr([(out.source, out.name) for out in left_out]).encode(
+        "utf-8", "surrogatepass"))
     for item in items:
         skill_md, manifest = _export(item.folder)
         digest.update(repr((item.d_tag, item.status, item.version, item.restored,

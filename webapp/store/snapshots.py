@@ -4,8 +4,9 @@ it is now), and what differs between two sides.
 Nothing here writes. A side is named as the runtime API names a snapshot (`publish.resolve`:
 a number, `latest`, a label) or `DRAFT`; two sides are compared by their bundles, so a
 snapshot compares with another snapshot and with the draft the same way. Skills compare by
-what the bundle holds of them (text and fields), not by version: a skill saved and saved
-back to the same text is no change, as it is not for the digest.
+what the bundle holds of them (text, fields, and in a `skill-workspace/2` bundle their
+SKILL.md head, line ends and files), not by version: a skill saved and saved back to the
+same text is no change, as it is not for the digest.
 """
 
 from __future__ import annotations
@@ -16,17 +17,24 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp import models
-from webapp.pipeline import Workspace, dump_bundle, load_bundle, parse_json
+from webapp.pipeline import (
+    SkillFile,
+    Workspace,
+    dump_bundle,
+    load_bundle,
+    parse_json,
+    read_folder,
+)
 
 from .agents import AgentRef, get_agent
 from .changes import ITEM_SECTIONS, ItemChange, item_changes, json_text
 from .log import DRAFT
 from .publish import get_snapshot, resolve
 from .skills import list_skills
-from .workspaces import workspace_with
+from .workspaces import bundle_workspace
 
-#: The fields of a skill in a bundle other than its text, in the bundle's order.
-SKILL_FIELDS = ("name", "description", "layer", "triggers", "enabled")
+#: The fields of a skill in a bundle other than its text and files, in the bundle's order.
+SKILL_FIELDS = ("name", "description", "layer", "triggers", "enabled", "frontmatter", "crlf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +67,7 @@ def read_side(session: Session, agent: AgentRef, ref: str) -> Side:
     row = get_agent(session, agent)
     if ref == DRAFT:
         skills = list_skills(session, row)
-        workspace = workspace_with(session, row, skills)
+        workspace = bundle_workspace(session, row, skills)
         return Side(None, dump_bundle(workspace), {s.d_tag: s.version for s in skills},
                     workspace)
     snapshot = get_snapshot(session, row, resolve(session, row.id, ref).number)
@@ -98,6 +106,22 @@ class SkillDifference:
     @property
     def text_changed(self) -> bool:
         return self.content_before != self.content_after
+
+    @property
+    def files_before(self) -> tuple[SkillFile, ...]:
+        return _files(self.before)
+
+    @property
+    def files_after(self) -> tuple[SkillFile, ...]:
+        return _files(self.after)
+
+
+def _files(item: dict[str, Any] | None) -> tuple[SkillFile, ...]:
+    """The files a bundle's skill item holds (none in a `/1` bundle); the bundle was read
+    once already, so it has no problem to report."""
+    if item is None or "files" not in item:
+        return ()
+    return read_folder(item, item["d_tag"], "", lambda where, why: None).files
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,15 @@
-"""Whole workspaces: loading one for the pipeline, and bundles out and in."""
+"""Whole workspaces: loading one for the pipeline, and bundles out and in.
+
+What the pipeline assembles needs the skills' text only (`load_workspace`); a bundle that
+is exported or published holds every byte of each skill's folder too (`bundle_workspace`:
+a `skill-workspace/2` bundle when a skill has a head, CRLF line ends or files). Importing
+a `/2` bundle writes each skill's folder as the bundle has it; a `/1` bundle has none, and
+the skills it updates keep theirs.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -9,8 +17,10 @@ from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 from webapp import models
+from webapp.agentskills import SkillFolder
 from webapp.models import utcnow
 from webapp.pipeline import (
+    Folder,
     Skill,
     Workspace,
     dump_bundle,
@@ -24,8 +34,17 @@ from webapp.pipeline import (
 from . import rules
 from .activity import record
 from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent, taken_agent
-from .convert import agent_of, scenario_of, skill_fields, skill_of, tool_of, variable_of
-from .errors import AlreadyExists
+from .convert import (
+    agent_of,
+    folder_fields,
+    scenario_of,
+    skill_fields,
+    skill_of,
+    tool_of,
+    variable_of,
+)
+from .errors import AlreadyExists, ValidationError
+from .folders import bundle_folders, folder_input, head_problem
 from .items import (
     SCENARIOS,
     TOOLS,
@@ -58,9 +77,19 @@ def workspace_with(session: Session, agent: models.Agent, skills: Sequence[model
     )
 
 
+def bundle_workspace(session: Session, agent: models.Agent, skills: Sequence[models.Skill]
+                     ) -> Workspace:
+    """The agent's workspace with these skill rows and their folders, every file read: what
+    its bundle holds (`export_bundle`, a snapshot)."""
+    return dataclasses.replace(workspace_with(session, agent, skills),
+                               folders=bundle_folders(session, agent.id, skills))
+
+
 def export_bundle(session: Session, agent: AgentRef) -> dict[str, Any]:
-    """The agent's workspace as a `skill-workspace/1` bundle dict (trash not included)."""
-    return dump_bundle(load_workspace(session, agent))
+    """The agent's workspace as a bundle dict (trash not included), its skills' folders
+    with it (`bundle_workspace`)."""
+    row = get_agent(session, agent)
+    return dump_bundle(bundle_workspace(session, row, list_skills(session, row)))
 
 
 @change
@@ -82,8 +111,12 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
         AlreadyExists: the agent exists and `replace` is not set.
     """
     workspace = bundle if isinstance(bundle, Workspace) else load_bundle(dict(bundle))
+    # A `/2` bundle's folders are the skills' (written as they are, checked by the store's
+    # rules); a `/1` bundle has none, and the skills keep theirs.
+    folders = workspace.folders_by_tag if workspace.folders else None
     # Line ends become LF first (`rules.normalized`), as on every other path.
-    workspace = load_bundle(rules.normalized_bundle(dump_bundle(workspace)))
+    workspace = load_bundle(rules.normalized_bundle(dump_bundle(
+        dataclasses.replace(workspace, folders=()))))
     rules.check_bundle(dump_bundle(workspace), agent_name=agent_name)
     source = workspace.agent
     fields = agent_fields(agent_name or source.name, source.title, source.message_mode,
@@ -108,7 +141,7 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
         for key, value in fields.items():
             setattr(agent, key, value)
         agent.deleted_at = None  # replacing an agent in the trash brings it back
-    _replace_skills(session, agent, workspace.skills)
+    _replace_skills(session, agent, workspace.skills, folders)
     _replace_rest(session, agent, workspace)
     session.flush()
     record(session, agent, "import", agent.name,
@@ -120,17 +153,23 @@ def import_bundle(session: Session, bundle: Workspace | Mapping[str, Any], *,
     return agent
 
 
-def _replace_skills(session: Session, agent: models.Agent, skills: Sequence[Skill]) -> None:
+def _replace_skills(session: Session, agent: models.Agent, skills: Sequence[Skill],
+                    folders: Mapping[str, Folder] | None) -> None:
     rows_by_tag = {row.d_tag: row for row in session.scalars(
         rows(models.Skill).where(models.Skill.agent_id == agent.id))}
     now = utcnow()
     for position, skill in enumerate(skills):
         fields = dump_skill(skill)
+        if folders is not None:
+            fields.update(_folder_fields(session, agent, skill, position,
+                                         folders.get(skill.d_tag)))
         row = rows_by_tag.pop(skill.d_tag, None)
         if row is None:
             new_skill(session, agent, fields, position=position, note="imported")
             continue
-        if row.deleted_at is not None or skill_fields(row) != fields:
+        now_fields = skill_fields(row) if folders is None else {**skill_fields(row),
+                                                                **folder_fields(row)}
+        if row.deleted_at is not None or now_fields != fields:
             try:
                 write_skill(session, row, row.version, fields, note="imported",
                             restore=row.deleted_at is not None)
@@ -145,6 +184,23 @@ def _replace_skills(session: Session, agent: models.Agent, skills: Sequence[Skil
             values["deleted_at"] = now
         session.execute(update(models.Skill).where(models.Skill.id == row.id).values(**values))
         trashed += 1
+
+
+def _folder_fields(session: Session, agent: models.Agent, skill: Skill, position: int,
+                   folder: Folder | None) -> dict[str, Any]:
+    """The folder columns of a skill a `/2` bundle imports (its files stored), checked as
+    every file set is, each problem under the skill's JSON path."""
+    folder = folder or Folder(skill.d_tag)
+    where = f"$.skills[{position}]"
+    problem = head_problem(folder.head)
+    if problem:
+        raise ValidationError([(f"{where}.frontmatter", problem)])
+    try:
+        return folder_input(session, agent, SkillFolder(skill, folder.head, folder.crlf,
+                                                        folder.files))
+    except ValidationError as exc:
+        raise ValidationError([(f"{where}.{field}", message)
+                               for field, message in exc.problems]) from None
 
 
 def _replace_rest(session: Session, agent: models.Agent, workspace: Workspace) -> None:

@@ -25,6 +25,7 @@ from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 
 from .document_window import DocumentWindow
+from .file_changes import FileChange, file_changes
 from .messages import MessageCard, message_card
 from .publish import INLINE_SCENARIOS, ScenarioChange, scenario_changes
 
@@ -166,7 +167,8 @@ def snapshot_page(session: Session, agent: str, number: int) -> SnapshotPage:
                 for skill in side.bundle["skills"]],
         scenarios=scenario_contexts(side.workspace, snapshot.tests),
         snapshots=store.list_snapshots(session, agent),
-        is_draft=store.current_digest(session, agent) == snapshot.digest)
+        is_draft=store.is_published(session, agent, store.SnapshotRef(
+            snapshot.id, snapshot.number, snapshot.digest)))
 
 
 def known_skills(session: Session, agent: str) -> set[str]:
@@ -189,13 +191,16 @@ class SkillDiff:
     change: store.SkillDifference
     diff: Diff | None = None
     has_history: bool = False
+    #: The files added, removed or changed, a text file's with its diff.
+    files: tuple[FileChange, ...] = ()
 
 
 def skill_diff(change: store.SkillDifference, known: set[str]) -> SkillDiff:
     """`change` with its text diffed, at most `SKILL_DIFF_LINES` lines made; `known`,
     the d_tags whose versions can be read (`known_skills`)."""
     return SkillDiff(change, diff_lines(change.content_before, change.content_after,
-                                        limit=SKILL_DIFF_LINES), change.d_tag in known)
+                                        limit=SKILL_DIFF_LINES), change.d_tag in known,
+                     file_changes(change.files_before, change.files_after, diffs=True))
 
 
 @dataclass(frozen=True, slots=True)

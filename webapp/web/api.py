@@ -33,6 +33,7 @@ from .api_schema import (
     LogAnswer,
     LogRequest,
     Problem,
+    SkillFileList,
     SnapshotList,
 )
 from .api_turn import (
@@ -48,7 +49,9 @@ from .api_turn import (
 from .compression import keeping_etag
 from .forms import json_body
 from .problems import problem
+from .responses import download_name
 from .security import takes_api_key
+from .snapshot_files import SHA256, file_bytes, file_list, folder_zip, published_skill
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 Body = TypeVar("Body", bound=BaseModel)
@@ -147,10 +150,8 @@ def snapshots(agent: str) -> Response:
 def snapshot(agent: str, ref: str) -> Response:
     """The snapshot `ref` names (a number, a label or `latest`) as its canonical bundle,
     byte for byte; `ETag` is its digest, and `If-None-Match` answers 304."""
-    found = resolved(api_key(agent, "read", label_of(ref)), ref)
-    numbered = store.snapshot_number(ref) is not None
-    headers = {"Cache-Control": IMMUTABLE if numbered else "no-cache", "Vary": VARY,
-               SNAPSHOT_HEADER: str(found.number)}
+    _, found = read_grant(agent, ref)
+    headers = snapshot_headers(ref, found)
     # Weak comparison (RFC 9110, 13.1.2): `W/"<digest>"`, as a proxy that changed the
     # encoding sends it back, names the same bundle as `"<digest>"`.
     if request.if_none_match.contains_weak(found.digest):
@@ -160,6 +161,102 @@ def snapshot(agent: str, ref: str) -> Response:
     bundle = store.snapshot_bundle(get_session(), found)
     response = Response(bundle.encode("utf-8"), mimetype="application/json", headers=headers)
     return keeping_etag(response, found.digest)
+
+
+@bp.get("/agents/<agent>/snapshots/<ref>/skills/<path:d_tag>/files")
+@takes_api_key
+@SPEC.validate(resp=Answers(HTTP_200=SkillFileList, **READ_ERRORS), skip_validation=True,
+               tags=["files"])
+@requires(API_KEY)
+def skill_files(agent: str, ref: str, d_tag: str) -> Response:
+    """The files of skill `d_tag`'s folder in snapshot `ref`, SKILL.md first, each with its
+    size, sha256, mode and addresses; `ETag` is the snapshot's digest."""
+    grant, found = read_grant(agent, ref)
+    published = published_skill(get_session(), grant.agent_id or 0, found, d_tag)
+    body = SkillFileList(
+        agent=agent, snapshot=found.number, digest=found.digest, skill=d_tag,
+        folder=published.folder, files=file_list(
+            published,
+            lambda path: url_for("api.skill_file", agent=agent, ref=ref, d_tag=d_tag,
+                                 path=path, _external=True),
+            lambda sha256: url_for("api.blob", agent=agent, sha256=sha256, _external=True)))
+    response = Response(body.model_dump_json(), mimetype="application/json",
+                        headers=snapshot_headers(ref, found))
+    return keeping_etag(response, found.digest)
+
+
+@bp.get("/agents/<agent>/snapshots/<ref>/skills/<path:d_tag>/files/<path:path>")
+@takes_api_key
+@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **READ_ERRORS), skip_validation=True,
+               tags=["files"])
+@requires(API_KEY)
+def skill_file(agent: str, ref: str, d_tag: str, path: str) -> Response:
+    """One file of skill `d_tag`'s folder in snapshot `ref`, byte for byte; `ETag` is its
+    sha256, `X-File-Mode` 755 or 644."""
+    grant, found = read_grant(agent, ref)
+    session = get_session()
+    published = published_skill(session, grant.agent_id or 0, found, d_tag)
+    data, sha256, executable = file_bytes(session, grant.agent_id or 0, published, path)
+    headers = {**snapshot_headers(ref, found), "X-File-Mode": "755" if executable else "644"}
+    return file_response(data, sha256, headers)
+
+
+@bp.get("/agents/<agent>/blobs/<sha256>")
+@takes_api_key
+@SPEC.validate(resp=Answers("HTTP_200", "HTTP_304", **READ_ERRORS), skip_validation=True,
+               tags=["files"])
+@requires(API_KEY)
+def blob(agent: str, sha256: str) -> Response:
+    """The file of the agent whose sha256 is `sha256`, byte for byte: it never changes
+    (`Cache-Control` immutable, `ETag` the sha256)."""
+    grant = api_key(agent, "read")
+    if not SHA256.fullmatch(sha256):
+        raise ApiError(404, "a file is named by its sha256: 64 lowercase hexadecimal digits")
+    headers = {"Cache-Control": IMMUTABLE, "Vary": VARY}
+    if request.if_none_match.contains_weak(sha256):
+        return file_response(b"", sha256, headers)
+    return file_response(store.get_blob(get_session(), grant.agent_id or 0, sha256), sha256,
+                         headers)
+
+
+@bp.get("/agents/<agent>/snapshots/<ref>/skills/<path:d_tag>/folder.zip")
+@takes_api_key
+@SPEC.validate(resp=Answers("HTTP_200", **READ_ERRORS), skip_validation=True, tags=["files"])
+@requires(API_KEY)
+def skill_zip(agent: str, ref: str, d_tag: str) -> Response:
+    """Skill `d_tag`'s folder in snapshot `ref` as a zip (`<name>/SKILL.md` and its files,
+    modes kept)."""
+    grant, found = read_grant(agent, ref)
+    session = get_session()
+    published = published_skill(session, grant.agent_id or 0, found, d_tag)
+    snapshot = store.get_snapshot(session, grant.agent_id or 0, found.number)
+    filename, data = folder_zip(session, grant.agent_id or 0, published, snapshot.published_at)
+    response = Response(data, mimetype="application/zip", headers=snapshot_headers(ref, found))
+    response.headers.set("Content-Disposition", "attachment", filename=download_name(filename))
+    return response
+
+
+def read_grant(agent: str, ref: str) -> tuple[store.api_keys.Grant, store.SnapshotRef]:
+    """The `read` key's grant and the snapshot `ref` names."""
+    grant = api_key(agent, "read", label_of(ref))
+    return grant, resolved(grant, ref)
+
+
+def snapshot_headers(ref: str, found: store.SnapshotRef) -> dict[str, str]:
+    """What an answer about snapshot `ref` says of caching and of the snapshot it is."""
+    numbered = store.snapshot_number(ref) is not None
+    return {"Cache-Control": IMMUTABLE if numbered else "no-cache", "Vary": VARY,
+            SNAPSHOT_HEADER: str(found.number)}
+
+
+def file_response(data: bytes, sha256: str, headers: dict[str, str]) -> Response:
+    """A file's bytes with its sha256 as `ETag`; 304 when `If-None-Match` names it."""
+    if request.if_none_match.contains_weak(sha256):
+        response = Response(status=304, headers=headers)
+    else:
+        response = Response(data, mimetype="application/octet-stream", headers=headers)
+    response.set_etag(sha256)
+    return response
 
 
 @bp.post("/agents/<agent>/assemble")

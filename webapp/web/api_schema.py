@@ -55,6 +55,29 @@ class SnapshotList(BaseModel):
     snapshots: list[SnapshotInfo] = Field(description="newest first")
 
 
+class SkillFileInfo(BaseModel):
+    """One file of a skill's folder in a snapshot."""
+
+    path: str = Field(description="relative to the skill's folder, /-separated")
+    size: int
+    sha256: str = Field(description="of the file's bytes, hex: the ETag of both its URLs")
+    executable: bool = Field(description="written as mode 755, else 644")
+    url: str = Field(description="the file by path in this snapshot")
+    blob_url: str | None = Field(description="the file by sha256 (cacheable for ever); "
+                                             "null for SKILL.md, made from the skill")
+
+
+class SkillFileList(BaseModel):
+    """A skill's folder as a snapshot publishes it, SKILL.md first."""
+
+    agent: str
+    snapshot: int
+    digest: str = Field(description="the snapshot's digest")
+    skill: str = Field(description="the skill's d_tag")
+    folder: str = Field(description="the folder's name, as a zip of skills names it")
+    files: list[SkillFileInfo]
+
+
 #: Requests are read strictly, as the document says: a boolean is not a number nor a
 #: reference, a number is not a text (no lax coercion, so the schema is the whole rule).
 STRICT = ConfigDict(extra="forbid", strict=True)

@@ -53,7 +53,9 @@ def snapshot_workspace(digest: str, bundle: Callable[[], str]) -> Workspace:
     reads: only when it is not kept already."""
     workspace = _workspaces.get(digest)
     if workspace is None:
-        workspace = _workspaces.put(digest, load_bundle(parse_json(bundle())))
+        # A turn assembles from the skills' text: their folders' bytes are not kept here.
+        workspace = _workspaces.put(digest, dataclasses.replace(
+            load_bundle(parse_json(bundle())), folders=()))
     return workspace
 
 

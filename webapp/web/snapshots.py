@@ -31,7 +31,8 @@ from webapp.views.snapshots import (
 )
 
 from .access import requires
-from .responses import page_or_fragment
+from .responses import download_name, page_or_fragment
+from .snapshot_files import folder_zip, published_skill
 
 bp = Blueprint("snapshots", __name__)
 
@@ -73,6 +74,22 @@ def lines(agent: str, number: int) -> Response:
                             number=number, name=name, view=view, span=span,
                             parts=window.expand(view, *span),
                             fold_url=fold_url(agent, number, name), fold_method="get")
+
+
+@bp.get("/agents/<agent>/snapshots/<ref>/skills/<path:d_tag>/folder.zip")
+@requires("viewer")
+def skill_zip(agent: str, ref: str, d_tag: str) -> Response:
+    """Skill `d_tag`'s folder as snapshot `ref` (a number, a label or `latest`) publishes
+    it, zipped."""
+    session = get_session()
+    row = store.get_agent(session, agent)
+    found = store.resolve(session, row.id, ref)
+    published = published_skill(session, row.id, found, d_tag)
+    snapshot = store.get_snapshot(session, row, found.number)
+    filename, data = folder_zip(session, row.id, published, snapshot.published_at)
+    response = Response(data, mimetype="application/zip")
+    response.headers.set("Content-Disposition", "attachment", filename=download_name(filename))
+    return response
 
 
 @bp.get("/agents/<agent>/snapshots/compare")

@@ -167,6 +167,9 @@ def imported_message(plan: store.ImportPlan) -> str:
         message = f"Imported {plan.items[0].d_tag} {into} ({plan.items[0].status})."
     else:
         message = f"Imported {counted(len(plan.items), 'skill')} {into} ({plan.summary})."
+    if plan.left_out:
+        names = ", ".join(out.name for out in plan.left_out)
+        message += f" Left out, as the preview said why: {names}."
     return message + unknown_note(plan.agent, unknown_names(workspace, written))
 
 
@@ -223,7 +226,8 @@ def read_skills(agent: str, upload: FileStorage | None) -> list[agentskills.Skil
         problems.append(("file", "choose a SKILL.md file, or a zip of skill folders"))
         raise agentskills.SkillMdError(problems)
     try:
-        folders = agentskills.read_upload(upload.filename, upload.read())
+        folders = agentskills.read_upload(upload.filename, upload.stream,
+                                           store.folder_limits(get_session()))
     except agentskills.SkillMdError as exc:
         raise agentskills.SkillMdError(problems + exc.problems) from None
     if problems:
