@@ -271,3 +271,21 @@ def test_a_revision_restored_obeys_the_limits_of_today(session, agent):
             ("files/f2.md", "is one file too many: a skill's folder holds at most 3 files, "
                             "SKILL.md included")]
         store.restore_revision(limited, agent, "chat", 3, expected_version=7)
+
+
+def test_mixed_line_ends_survive_a_bundle_and_a_snapshot(session):
+    """A `/2` bundle carries each line's end (`line_ends`): the SKILL.md comes back byte
+    for byte from another agent that imported the bundle, and from a published snapshot."""
+    data = b"---\r\nname: mixed\ndescription: Mixed\r\n---\r\n\none\r\ntwo\nthree\r\n"
+    store.import_skills(session, "Docs", agentskills.read_upload("SKILL.md", data))
+    bundle = store.export_bundle(session, "Docs")
+    assert bundle["skills"][0]["line_ends"]
+    bundle["agent"]["name"] = "Copy"
+    store.import_bundle(session, bundle)
+    copied = unzipped(zip_folders(store.export_folders(session, "Copy")))
+    assert copied["mixed/SKILL.md"] == data
+    snapshot = store.publish(session, "Copy", "first", 0)
+    [folder] = store.published_folders(session, snapshot)
+    assert agentskills.encode_skill_md(folder.skill, folder.head, folder.crlf,
+                                       folder.line_ends) == data
+    assert not store.has_unpublished_changes(session, "Copy")

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 #: The keys a skill of a `skill-workspace/2` bundle has besides those of `/1`.
-FOLDER_KEYS = ("frontmatter", "crlf", "files")
+FOLDER_KEYS = ("frontmatter", "crlf", "line_ends", "files")
 _FILE_KEYS = ("path", "size", "sha256", "executable", "data")
 
 
@@ -52,24 +52,27 @@ class SkillFile:
 @dataclass(frozen=True)
 class Folder:
     """The folder of the skill `d_tag`: its SKILL.md's head as written (`frontmatter`, ""
-    for a skill made in the editor), whether SKILL.md had CRLF line ends, and its files in
-    path order."""
+    for a skill made in the editor), whether SKILL.md had CRLF line ends, each line's end
+    when it mixed them (`line_ends`: a letter a line, `agentskills.line_ends`), and its
+    files in path order."""
 
     d_tag: str
     head: str = ""
     crlf: bool = False
     files: tuple[SkillFile, ...] = ()
+    line_ends: str = ""
 
     @property
     def empty(self) -> bool:
         """Nothing beyond what a `/1` bundle holds: no head, LF, no files."""
-        return not (self.head or self.crlf or self.files)
+        return not (self.head or self.crlf or self.line_ends or self.files)
 
 
 def dump_folder(folder: Folder | None) -> dict[str, Any]:
     """The keys a `/2` bundle adds to a skill (an absent folder is an empty one)."""
     folder = folder or Folder("")
-    return {"frontmatter": folder.head, "crlf": folder.crlf,
+    mixed = {"line_ends": folder.line_ends} if folder.line_ends else {}
+    return {"frontmatter": folder.head, "crlf": folder.crlf, **mixed,
             "files": [dump_file(f) for f in sorted(folder.files, key=lambda f: f.path)]}
 
 
@@ -91,13 +94,17 @@ def read_folder(data: dict[str, Any], d_tag: str, path: str,
     if not isinstance(crlf, bool):
         problem(f"{path}.crlf", "must be true or false")
         crlf = False
+    line_ends = data.get("line_ends", "")
+    if not isinstance(line_ends, str) or line_ends.strip("nrc"):
+        problem(f"{path}.line_ends", "must be a letter a line: n (LF), r (CRLF) or c (CR)")
+        line_ends = ""
     entries = data.get("files", [])
     if not isinstance(entries, list):
         problem(f"{path}.files", "must be an array")
         entries = []
     files = [file for i, entry in enumerate(entries)
              if (file := _read_file(entry, f"{path}.files[{i}]", problem)) is not None]
-    return Folder(d_tag, head, crlf, tuple(sorted(files, key=lambda f: f.path)))
+    return Folder(d_tag, head, crlf, tuple(sorted(files, key=lambda f: f.path)), line_ends)
 
 
 def _read_file(entry: Any, where: str, problem: Callable[[str, str], None]

@@ -127,7 +127,7 @@ def bundle_folders(session: Session, agent_id: int,
                 ) if wanted else {}
     folders = (Folder(row.d_tag, row.frontmatter, row.crlf, tuple(
         SkillFile(e["path"], bytes(data[e["sha256"]]), bool(e.get("executable")))
-        for e in row.files)) for row in rows)
+        for e in row.files), row.line_ends) for row in rows)
     return tuple(folder for folder in folders if not folder.empty)
 
 
@@ -286,7 +286,7 @@ def published_folders(session: Session, snapshot: models.PublishedSnapshot) -> l
     if data.get("format") == FOLDERS_FORMAT:
         folders = workspace.folders_by_tag
         return [SkillFolder(skill, folder.head, folder.crlf, folder.files,
-                            saved_at=snapshot.published_at)
+                            saved_at=snapshot.published_at, line_ends=folder.line_ends)
                 if (folder := folders.get(skill.d_tag)) is not None
                 else SkillFolder(skill, saved_at=snapshot.published_at)
                 for skill in workspace.skills]

@@ -154,8 +154,8 @@ def is_published(session: Session, agent: AgentRef, snapshot: SnapshotRef) -> bo
     row = get_agent(session, agent)
     skills = list_skills(session, row)
     draft = content_key(workspace_with(session, row, skills), [
-        (s.d_tag, s.frontmatter, s.crlf, list(s.files)) for s in skills
-        if s.frontmatter or s.crlf or s.files])
+        (s.d_tag, s.frontmatter, s.crlf, list(s.files), s.line_ends) for s in skills
+        if s.frontmatter or s.crlf or s.line_ends or s.files])
     key = _snapshot_keys.get((snapshot.id, snapshot.digest))
     if key is None:
         text = snapshot_bundle(session, snapshot)
@@ -166,14 +166,16 @@ def is_published(session: Session, agent: AgentRef, snapshot: SnapshotRef) -> bo
         workspace = load_bundle(parse_json(text))
         key = _snapshot_keys.put((snapshot.id, snapshot.digest), content_key(
             dataclasses.replace(workspace, folders=()),
-            [(f.d_tag, f.head, f.crlf, manifest_of(f.files)) for f in workspace.folders]))
+            [(f.d_tag, f.head, f.crlf, manifest_of(f.files), f.line_ends)
+             for f in workspace.folders]))
     return key == draft
 
 
-def content_key(workspace: Workspace, folders: list[tuple[str, str, bool, list]]) -> str:
+def content_key(workspace: Workspace, folders: list[tuple[str, str, bool, list, str]]
+                ) -> str:
     """What identifies a workspace's content without its files' bytes: its digest when no
-    skill has a folder (`folders`: d_tag, head, CRLF, manifest of the skills that have
-    one); else the sha256 of its text without folders and the folders' manifests, each
+    skill has a folder (`folders`: d_tag, head, CRLF, manifest and line ends of the skills
+    that have one); else the sha256 of its text without folders and the folders' manifests, each
     file named by its sha256, which stands for its bytes."""
     text = canonical_text(workspace)
     if not folders:

@@ -197,7 +197,8 @@ def _folder_fields(session: Session, agent: models.Agent, skill: Skill, position
         raise ValidationError([(f"{where}.frontmatter", problem)])
     try:
         return folder_input(session, agent, SkillFolder(skill, folder.head, folder.crlf,
-                                                        folder.files))
+                                                        folder.files,
+                                                        line_ends=folder.line_ends))
     except ValidationError as exc:
         raise ValidationError([(f"{where}.{field}", message)
                                for field, message in exc.problems]) from None
