@@ -85,6 +85,18 @@ def test_an_unknown_resource_is_an_invalid_params_error(published_url):
     assert error.code == -32602 and "did you mean" in error.message
 
 
+def test_a_huge_argument_is_an_invalid_params_error(published_url):
+    async def huge():
+        async with stdio_client(published_url, "Simon") as client:
+            name = (await client.list_prompts()).prompts[0].name
+            with pytest.raises(MCPError) as raised:
+                await client.get_prompt(name, {"message": "x" * (1024 * 1024 + 1)})
+            return raised.value
+
+    error = anyio.run(huge)
+    assert error.code == -32602 and "message" in error.message
+
+
 def test_an_unknown_agent_is_refused_by_the_command(published_url):
     result = CliRunner().invoke(main, ["mcp", "--agent", "Nobody",
                                        "--database-url", published_url])
