@@ -1,0 +1,56 @@
+"""A connected stdio session is told when its label names another snapshot: a new one
+published to it, or the label moved back (the rollback), and then lists what it names."""
+
+from __future__ import annotations
+
+import anyio
+from mcp import types
+
+from tests.support.mcp import stdio_client
+from webapp import db, store
+
+
+def publish_edit(database_url: str) -> None:
+    """Docs' `pdf` edited and published as #2, which `production` then names."""
+    with db.session_scope(database_url) as session:
+        pdf = store.get_skill(session, "Docs", "pdf")
+        store.save_skill(session, "Docs", "pdf", expected_version=pdf.version,
+                         content=pdf.content + "\nLive.\n")
+        store.publish(session, "Docs", "second", 1)
+
+
+def move_back(database_url: str) -> None:
+    with db.session_scope(database_url) as session:
+        store.move_label(session, "Docs", "production", 1)
+
+
+def test_list_changed_after_a_publish_and_a_label_move(published_url):
+    changed: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message) -> None:
+        nonlocal arrived
+        if isinstance(message, (types.ResourceListChangedNotification,
+                                types.PromptListChangedNotification)):
+            changed.append(message.method)
+            if len(changed) % 2 == 0:
+                arrived.set()
+
+    async def session():
+        nonlocal arrived
+        texts = []
+        async with stdio_client(published_url, "Docs", "--poll", "0.1",
+                                message_handler=on_message) as client:
+            for change in (publish_edit, move_back):
+                arrived = anyio.Event()
+                change(published_url)
+                with anyio.fail_after(60):
+                    await arrived.wait()
+                read = await client.read_resource("skill://pdf/SKILL.md")
+                texts.append(read.contents[0].text)
+        return texts
+
+    after_publish, after_move = anyio.run(session)
+    assert changed == ["notifications/resources/list_changed",
+                       "notifications/prompts/list_changed"] * 2
+    assert after_publish.endswith("\nLive.\n") and not after_move.endswith("\nLive.\n")
