@@ -58,11 +58,14 @@ class Entry:
         return SkillFile(self.path, self.data).text
 
 
-def entries(folders: Sequence[SkillFolder]) -> list[Entry]:
-    """Every file of every skill, SKILL.md first in each: the bytes `skill-editor skills
+def entries(folders: Sequence[SkillFolder], skill: str | None = None) -> list[Entry]:
+    """Every file of every skill (of the one named `skill` only, when given: a read need
+    not write every SKILL.md), SKILL.md first in each: the bytes `skill-editor skills
     export` writes, under the folder names it gives (`agentskills.folder_names`)."""
     found = []
     for name, folder in zip(folder_names([f.skill for f in folders]), folders, strict=True):
+        if skill is not None and name != skill:
+            continue
         skill_md = encode_skill_md(folder.skill, folder.head, folder.crlf)
         fields, _ = parse_head(head_for(folder.skill, folder.head))
         found.append(Entry(f"{SCHEME}{name}/{SKILL_FILE}", name, SKILL_FILE, MARKDOWN,
@@ -76,6 +79,13 @@ def entries(folders: Sequence[SkillFolder]) -> list[Entry]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def skill_of(uri: str) -> str | None:
+    """The skill folder name a `skill://<name>/<path>` URI names, None for another URI."""
+    if not uri.startswith(SCHEME):
+        return None
+    return uri[len(SCHEME):].partition("/")[0]
 
 
 def mime_type(path: str, is_text: bool) -> str:

@@ -53,9 +53,10 @@ class Published:
         the agent is gone."""
         return store.labelled_or_none(session, self.agent, self.label)
 
-    def entries(self) -> list[catalogue.Entry]:
+    def entries(self, skill: str | None = None) -> list[catalogue.Entry]:
+        """The resources of every skill, or of the one whose folder name is `skill`."""
         with self.session() as session:
-            return catalogue.entries(self._folders(session))
+            return catalogue.entries(self._folders(session), skill)
 
     def _folders(self, session: Session) -> list[SkillFolder]:
         snapshot = self.snapshot(session)
@@ -129,7 +130,8 @@ def _list_resources(published: Published):
 def _read_resource(published: Published):
     async def handler(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
-        found = {entry.uri: entry for entry in published.entries()}
+        skill = catalogue.skill_of(uri)
+        found = {entry.uri: entry for entry in published.entries(skill)} if skill else {}
         if uri not in found:
             raise _unknown("resource", uri, found)
         return types.ReadResourceResult(contents=[catalogue.contents(found[uri])])
