@@ -157,3 +157,19 @@ def test_many_initializations_keep_no_session(base, key):
     answers = [post(mcp_url(base, "Docs"), INIT, token) for _ in range(30)]
     assert all(a.status_code == 200 for a in answers)
     assert not any("mcp-session-id" in a.headers for a in answers)
+
+
+def test_no_stream_to_get_and_no_session_to_delete(base, key):
+    """Stateless: a GET (the server's SSE stream) and a DELETE are 405, never a hang."""
+    headers = {**ACCEPT, "Authorization": f"Bearer {key('read')}"}
+    for method in ("GET", "DELETE"):
+        answer = httpx2.request(method, mcp_url(base, "Docs"), headers=headers, timeout=30)
+        assert answer.status_code == 405 and answer.headers["Allow"] == "POST"
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2, 3]", b'"x"'])
+def test_a_body_that_is_no_json_rpc_is_a_400(base, key, body):
+    headers = {**ACCEPT, "Authorization": f"Bearer {key('read')}",
+               "Content-Type": "application/json"}
+    answer = httpx2.post(mcp_url(base, "Docs"), content=body, headers=headers, timeout=30)
+    assert answer.status_code == 400 and answer.json()["error"]["code"] in (-32700, -32602)

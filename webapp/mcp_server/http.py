@@ -18,6 +18,9 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Message
 
+#: Longest an MCP request may run: past it, it is cut and answered 503 (a prompt assembles
+#: in milliseconds; the pipeline bounds its own work below this).
+REQUEST_SECONDS = 60.0
 #: The methods that read resources (the `read` scope) and that assemble (`assemble`).
 READ_METHODS = ("resources/",)
 ASSEMBLE_METHODS = ("prompts/", "completion/")
@@ -46,7 +49,8 @@ class Answer:
 
 def answer(server: Server[Any], method: str, path: str, query: bytes,
            headers: Iterable[tuple[str, str]], body: bytes, max_body: int) -> Answer:
-    """Run one HTTP request through the SDK's stateless Streamable HTTP transport."""
+    """Run one POST through the SDK's stateless Streamable HTTP transport, for at most
+    `REQUEST_SECONDS`."""
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
              "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
              "query_string": query, "root_path": "", "client": ("127.0.0.1", 0),
@@ -80,8 +84,13 @@ def answer(server: Server[Any], method: str, path: str, query: bytes,
         manager = StreamableHTTPSessionManager(server, json_response=True, stateless=True,
                                                max_request_body_size=max_body)
         async with manager.run():
-            await manager.handle_request(scope, receive, send)
+            with anyio.move_on_after(REQUEST_SECONDS):
+                await manager.handle_request(scope, receive, send)
         done.set()
 
     anyio.run(run)
+    if not result.headers and not result.body:  # cut at the deadline before answering
+        result.status, result.body = 503, bytearray(b'{"jsonrpc": "2.0", "id": null, "error": '
+                                                    b'{"code": -32603, "message": "timed out"}}')
+        result.headers = [("Content-Type", "application/json")]
     return result

@@ -248,6 +248,8 @@ def mcp(agent: str) -> Response:
 
     label = request.args.get("label", PRODUCTION)
     grant = api_key(agent, ("read", "assemble"), label_of(label))
+    if request.method != "POST":  # stateless: no stream to GET, no session to DELETE
+        return Response(status=405, headers={"Allow": "POST"})
     try:
         body = json.loads(request.get_data(cache=True) or b"null")
     except ValueError:
