@@ -12,7 +12,7 @@ from mcp import MCPError
 from mcp.types import PromptReference
 
 from tests.support.mcp import api_messages, http_client, stdio_client
-from tests.support.server import serve
+from tests.support.server import serve, serve_gunicorn
 from webapp import db, store
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -173,3 +173,18 @@ def test_a_body_that_is_no_json_rpc_is_a_400(base, key, body):
                "Content-Type": "application/json"}
     answer = httpx2.post(mcp_url(base, "Docs"), content=body, headers=headers, timeout=30)
     assert answer.status_code == 400 and answer.json()["error"]["code"] in (-32700, -32602)
+
+
+def test_gunicorns_sync_workers_serve_it(published_url, app, key):
+    """Production's server: each request's event loop runs in a sync worker."""
+    token = key("read", "assemble", agent="Simon")
+
+    async def session(base: str):
+        async with http_client(mcp_url(base, "Simon"), token) as client:
+            prompts = (await client.list_prompts()).prompts
+            prompt = await client.get_prompt(prompts[0].name, {"message": "Hi"})
+            return len((await client.list_resources()).resources), prompt
+
+    for base in serve_gunicorn(published_url):
+        count, prompt = anyio.run(session, base)
+        assert count > 0 and prompt.messages

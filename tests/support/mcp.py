@@ -27,7 +27,9 @@ def stdio_client(database_url: str, agent: str, *extra: str, **options: Any) -> 
 def http_client(url: str, token: str | None, *, mode: str = "legacy") -> Client:
     """The SDK's client of an agent's Streamable HTTP endpoint, sending `token`."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    transport = streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers))
+    # Patient: a loaded machine's first request to a fresh worker imports and migrates.
+    transport = streamable_http_client(url, http_client=httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(120)))
     return Client(transport, mode=mode, cache=None)
 
 

@@ -5,7 +5,10 @@ No session, no cookie, no CSRF token: the key is the credential (`access.API_KEY
 these routes through to `api_key`, and `security.takes_api_key` skips the CSRF check).
 Every error is `application/problem+json` with a `detail`. The request and answer models
 are `api_schema`'s, the OpenAPI document is made from them (`openapi`), and a turn is
-assembled by `api_turn` with the editor's pipeline (docs/api.md).
+assembled by `api_turn` with the editor's pipeline (docs/api.md). The agent's MCP server
+over Streamable HTTP is routed here too (`mcp`, docs/mcp.md); `mcp_server.server` is
+imported as a module because it reads `api_schema` and `api_turn` back from this package
+(when `skill-editor mcp` imports it first, it is still loading when this module runs).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from werkzeug.exceptions import HTTPException
 
 from webapp import models, store
 from webapp.db import get_session
+from webapp.mcp_server import http as mcp_http
+from webapp.mcp_server import server as mcp_server  # a module: see the docstring
 from webapp.pipeline import Workspace, dumps_json, excerpt
 from webapp.store.labels import PRODUCTION
 from webapp.store.publish import canonical_text, digest_of
@@ -242,10 +247,6 @@ def mcp(agent: str) -> Response:
     """The agent's MCP server over Streamable HTTP, stateless with JSON answers: the
     skills of the snapshot `?label=` gives (`read`), its scenarios as prompts (`assemble`);
     docs/mcp.md."""
-    # Here, not at the top: the MCP server reads the API's turn models from this package.
-    from webapp.mcp_server import http as mcp_http
-    from webapp.mcp_server.server import Published, build_server
-
     label = request.args.get("label", PRODUCTION)
     grant = api_key(agent, ("read", "assemble"), label_of(label))
     if request.method != "POST":  # stateless: no stream to GET, no session to DELETE
@@ -259,8 +260,9 @@ def mcp(agent: str) -> Response:
         raise ApiError(403, f"this key lacks the {lacking[0]!r} scope")
     resolved(grant, label)  # a label that points nowhere is a 404, as the API answers
     session = get_session()
-    server = build_server(Published(agent, label, lambda: nullcontext(session),
-                                    preview_models(current_app.config)), grant.scopes)
+    server = mcp_server.build_server(mcp_server.Published(
+        agent, label, lambda: nullcontext(session), preview_models(current_app.config)),
+        grant.scopes)
     got = mcp_http.answer(server, request.method, request.path, request.query_string,
                           request.headers.items(), request.get_data(cache=True),
                           current_app.config["MAX_CONTENT_LENGTH"])
