@@ -4,9 +4,9 @@ published to it, or the label moved back (the rollback), and then lists what it 
 from __future__ import annotations
 
 import anyio
-from mcp import types
+from mcp import Client, types
 
-from tests.support.mcp import stdio_client
+from tests.support.mcp import stdio, stdio_client
 from webapp import db, store
 
 
@@ -54,3 +54,27 @@ def test_list_changed_after_a_publish_and_a_label_move(published_url):
     assert changed == ["notifications/resources/list_changed",
                        "notifications/prompts/list_changed"] * 2
     assert after_publish.endswith("\nLive.\n") and not after_move.endswith("\nLive.\n")
+
+
+def test_a_2026_client_is_told_on_its_listen_stream(published_url):
+    """The 2026-07-28 protocol has no `initialized` and no standing stream: a client opens
+    `subscriptions/listen`, and the label's move arrives on it."""
+    async def session():
+        async with Client(stdio(published_url, "Docs", "--poll", "0.1"), mode="auto") as client:
+            assert client.protocol_version == "2026-07-28"
+            assert client.server_capabilities.resources.list_changed
+            async with client.listen(resources_list_changed=True,
+                                     prompts_list_changed=True) as events:
+                publish_edit(published_url)
+                seen = []
+                with anyio.fail_after(60):
+                    async for event in events:
+                        seen.append(type(event).__name__)
+                        if len(seen) == 2:
+                            break
+            read = await client.read_resource("skill://pdf/SKILL.md")
+            return seen, read.contents[0].text
+
+    seen, text = anyio.run(session)
+    assert seen == ["ResourcesListChanged", "PromptsListChanged"]
+    assert text.endswith("\nLive.\n")

@@ -4,8 +4,10 @@ read the database).
 
 The session is live: every `poll` seconds the label is read again (one indexed query),
 and when it names another snapshot than before (moved, or a new one published to it)
-the client is sent `notifications/resources/list_changed` and
-`notifications/prompts/list_changed`.
+the client is told its resources and prompts changed: a handshake-era client by
+`notifications/resources/list_changed` and `notifications/prompts/list_changed`, a
+2026-era client on the `subscriptions/listen` stream it opened (the SDK's
+`ListenHandler`, at most `MOST_LISTENERS` streams).
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+)
 from sqlalchemy.orm import Session
 
 from webapp import db, store
@@ -29,6 +37,8 @@ from .server import Published, build_server, live_options
 log = logging.getLogger(__name__)
 #: How often a stdio session reads its label again, in seconds.
 POLL_SECONDS = 2.0
+#: Most `subscriptions/listen` streams one stdio session may hold open.
+MOST_LISTENERS = 8
 
 
 class Watch:
@@ -37,6 +47,7 @@ class Watch:
     def __init__(self, published: Published):
         self.published = published
         self.session: ServerSession | None = None
+        self.bus = InMemorySubscriptionBus()
         self.seen = self.current()
 
     def current(self) -> int | None:
@@ -55,11 +66,15 @@ class Watch:
         while True:
             await anyio.sleep(poll)
             now = self.current()
-            if now != self.seen and self.session is not None:
-                self.seen = now
-                log.info("label %r now names snapshot id %s", self.published.label, now)
+            if now == self.seen:
+                continue
+            self.seen = now
+            log.info("label %r now names snapshot id %s", self.published.label, now)
+            if self.session is not None:  # a handshake-era client, initialized
                 await self.session.send_resource_list_changed()
                 await self.session.send_prompt_list_changed()
+            await self.bus.publish(ResourcesListChanged())  # 2026-era listen streams
+            await self.bus.publish(PromptsListChanged())
 
 
 def session_factory(database_url: str | None):
@@ -83,6 +98,8 @@ async def serve(published: Published, poll: float = POLL_SECONDS) -> None:
     watch = Watch(published)
     server.add_notification_handler("notifications/initialized", types.NotificationParams,
                                     watch.attach)
+    server.add_request_handler("subscriptions/listen", types.SubscriptionsListenRequestParams,
+                               ListenHandler(watch.bus, max_subscriptions=MOST_LISTENERS))
     async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
         tasks.start_soon(watch.run, poll)
         await server.run(read, write, live_options(server))
