@@ -3,8 +3,11 @@ published to it, or the label moved back (the rollback), and then lists what it 
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
+
 import anyio
-from mcp import Client, types
+import pytest
+from mcp import Client, MCPError, types
 
 from tests.support.mcp import stdio, stdio_client
 from webapp import db, store
@@ -78,3 +81,18 @@ def test_a_2026_client_is_told_on_its_listen_stream(published_url):
     seen, text = anyio.run(session)
     assert seen == ["ResourcesListChanged", "PromptsListChanged"]
     assert text.endswith("\nLive.\n")
+
+
+def test_listen_streams_are_bounded(published_url):
+    """A session holds at most 8 listen streams; the 9th is refused, the others stay."""
+    async def session():
+        async with Client(stdio(published_url, "Docs"), mode="auto") as client, \
+                AsyncExitStack() as streams:
+            for _ in range(8):
+                await streams.enter_async_context(client.listen(resources_list_changed=True))
+            with pytest.raises(MCPError) as refused:
+                await streams.enter_async_context(client.listen(resources_list_changed=True))
+            return refused.value.message, len((await client.list_resources()).resources)
+
+    message, count = anyio.run(session)
+    assert "limit" in message and count > 10
