@@ -9,7 +9,7 @@ an unknown URI or prompt name is an `INVALID_PARAMS` error naming the closest on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError as ModelError
 from sqlalchemy.orm import Session
 
-from webapp import models, store
+from webapp import __version__, models, store
 from webapp.agentskills import SkillFolder
 from webapp.pipeline import Workspace, closest, excerpt
 from webapp.views.messages import Models
@@ -34,6 +34,7 @@ from . import catalogue
 
 #: The name the server gives itself in `initialize` (`serverInfo.name`).
 NAME = "skill-editor"
+Context = ServerRequestContext[Any]
 #: Most prompt arguments a request may send: a message and the API's most values.
 MOST_ARGUMENTS = MOST_ENTRIES + 1
 
@@ -87,7 +88,7 @@ def build_server(published: Published, scopes: tuple[str, ...] = ("read", "assem
                         on_get_prompt=_get_prompt(published),
                         on_completion=_complete(published))
     server: Server[Any] = Server(
-        NAME, version=_version(), title=f"{published.agent} ({published.label})",
+        NAME, version=__version__, title=f"{published.agent} ({published.label})",
         instructions=f"The skills and scenarios of the agent {published.agent!r} as its "
                      f"snapshot labelled {published.label!r} publishes them.", **handlers)
     server.extensions = {catalogue.SKILLS_EXTENSION: {}}
@@ -114,21 +115,16 @@ def live_options(server: Server[Any]) -> InitializationOptions:
         NotificationOptions(prompts_changed=True, resources_changed=True))
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("skill-editor")
-
-
 def _list_resources(published: Published):
-    async def handler(ctx, params) -> types.ListResourcesResult:
+    async def handler(ctx: Context, params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=[catalogue.resource(entry) for entry in published.entries()])
     return handler
 
 
 def _read_resource(published: Published):
-    async def handler(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def handler(ctx: Context, params: types.ReadResourceRequestParams
+                      ) -> types.ReadResourceResult:
         uri = str(params.uri)
         skill = catalogue.skill_of(uri)
         found = {entry.uri: entry for entry in published.entries(skill)} if skill else {}
@@ -139,7 +135,7 @@ def _read_resource(published: Published):
 
 
 def _list_prompts(published: Published):
-    async def handler(ctx, params) -> types.ListPromptsResult:
+    async def handler(ctx: Context, params: Any) -> types.ListPromptsResult:
         workspace, _, _ = published.workspace()
         return types.ListPromptsResult(
             prompts=[] if workspace is None else catalogue.prompts(workspace))
@@ -147,7 +143,8 @@ def _list_prompts(published: Published):
 
 
 def _get_prompt(published: Published):
-    async def handler(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def handler(ctx: Context, params: types.GetPromptRequestParams
+                      ) -> types.GetPromptResult:
         workspace, number, digest = published.workspace()
         names = workspace.scenarios_by_name if workspace is not None else {}
         if params.name not in names:
@@ -181,7 +178,8 @@ def checked_turn(scenario: str, arguments: dict[str, str] | None) -> AssembleReq
 
 
 def _complete(published: Published):
-    async def handler(ctx, params: types.CompleteRequestParams) -> types.CompleteResult:
+    async def handler(ctx: Context, params: types.CompleteRequestParams
+                      ) -> types.CompleteResult:
         workspace, _, _ = published.workspace()
         values: list[str] = []
         if isinstance(params.ref, types.PromptReference) and workspace is not None \
@@ -193,7 +191,7 @@ def _complete(published: Published):
     return handler
 
 
-def _unknown(what: str, name: str, known: Iterator[str] | Any) -> MCPError:
+def _unknown(what: str, name: str, known: Iterable[str]) -> MCPError:
     close = closest(name, list(known))
     hint = f"; did you mean {' or '.join(excerpt(c) for c in close)}?" if close else ""
     return MCPError(INVALID_PARAMS, f"no {what} {excerpt(name)}{hint}")
