@@ -1,21 +1,23 @@
-"""`skill-editor mcp`: serve one agent's published skills and scenarios over stdio."""
+"""`skill-editor mcp`: serve one agent's published skills and scenarios over stdio.
+
+The SDK and the server are imported when the command runs, not when the `skill-editor`
+group is built: every other command starts as fast as without them.
+"""
 
 from __future__ import annotations
 
-import anyio
 import click
 
-from webapp import store
 from webapp.dbcli import database_url_option
-from webapp.views.preview import MODEL_DEFAULTS, preview_models
+from webapp.store.labels import PRODUCTION
 
-from .server import Published
-from .stdio import POLL_SECONDS, serve, session_factory
+#: How often a stdio session reads its label again, in seconds (`--poll`).
+POLL_SECONDS = 2.0
 
 
 @click.command("mcp")
 @click.option("--agent", "agent_name", metavar="NAME", required=True, help="The agent.")
-@click.option("--label", default=store.labels.PRODUCTION, show_default=True, metavar="NAME",
+@click.option("--label", default=PRODUCTION, show_default=True, metavar="NAME",
               help="The label whose snapshot is served.")
 @click.option("--poll", default=POLL_SECONDS, show_default=True, type=click.FloatRange(0.05),
               metavar="SECONDS", help="How often the label is read again, to tell the "
@@ -24,6 +26,14 @@ from .stdio import POLL_SECONDS, serve, session_factory
 def mcp_cmd(agent_name: str, label: str, poll: float, database_url: str | None) -> None:
     """Serve AGENT's snapshot (the one --label gives) to an MCP client over stdio: its
     skills as skill:// resources, its scenarios as prompts (docs/mcp.md)."""
+    import anyio
+
+    from webapp import store
+    from webapp.views.preview import MODEL_DEFAULTS, preview_models
+
+    from .server import Published
+    from .stdio import serve, session_factory
+
     session = session_factory(database_url)
     with session() as opened:
         try:

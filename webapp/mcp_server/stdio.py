@@ -2,7 +2,7 @@
 this machine, reading the database directly (no API key: whoever can run the command can
 read the database).
 
-The session is live: every `poll` seconds the label is read again (one indexed query),
+The session is live: every `poll` seconds (`--poll`) the label is read again (one indexed query),
 and when it names another snapshot than before (moved, or a new one published to it)
 the client is told its resources and prompts changed: a handshake-era client by
 `notifications/resources/list_changed` and `notifications/prompts/list_changed`, a
@@ -35,8 +35,6 @@ from webapp import db, store
 from .server import Published, build_server, live_options
 
 log = logging.getLogger(__name__)
-#: How often a stdio session reads its label again, in seconds.
-POLL_SECONDS = 2.0
 #: Most `subscriptions/listen` streams one stdio session may hold open.
 MOST_LISTENERS = 8
 
@@ -92,8 +90,9 @@ def session_factory(database_url: str | None):
     return session
 
 
-async def serve(published: Published, poll: float = POLL_SECONDS) -> None:
-    """Serve `published` on stdin and stdout until the client closes them."""
+async def serve(published: Published, poll: float) -> None:
+    """Serve `published` on stdin and stdout until the client closes them, reading its
+    label again every `poll` seconds."""
     server = build_server(published)
     watch = Watch(published)
     server.add_notification_handler("notifications/initialized", types.NotificationParams,
