@@ -96,3 +96,27 @@ def test_listen_streams_are_bounded(published_url):
 
     message, count = anyio.run(session)
     assert "limit" in message and count > 10
+
+
+def test_an_agent_not_yet_published_is_served_once_it_is(published_url):
+    with db.session_scope(published_url) as session:
+        store.create_agent(session, "Fresh")
+        store.create_skill(session, "Fresh", "hello", content="Hello.\n", triggers=["dm"])
+    arrived = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.PromptListChangedNotification):
+            arrived.set()
+
+    async def session():
+        async with stdio_client(published_url, "Fresh", "--poll", "0.1",
+                                message_handler=on_message) as client:
+            before = (await client.list_resources()).resources
+            with db.session_scope(published_url) as opened:
+                store.publish(opened, "Fresh", "first", 0)
+            with anyio.fail_after(60):
+                await arrived.wait()
+            return before, [r.uri for r in (await client.list_resources()).resources]
+
+    before, after = anyio.run(session)
+    assert before == [] and after == ["skill://hello/SKILL.md"]
