@@ -59,3 +59,4 @@ def test_the_typescript_sdk_lists_and_reads_the_skills(ts_client, app, base):
     assert "skill://pdf/SKILL.md" in got["read"] and len(got["read"]) > 10
     assert got["read"] == anyio.run(python_reads)
     assert [r["uri"] for r in got["resources"]] == list(got["read"])
+    assert got["prompts"] == []  # Docs has no scenario
