@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from webapp.agentskills import SkillFile, SkillFolder, encode_skill_md
 from webapp.mcp_server import catalogue
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Workspace
 
@@ -59,3 +60,19 @@ def test_completions_are_the_values_known():
 def test_a_skill_uri_names_its_folder():
     assert catalogue.skill_of("skill://pdf/scripts/a.py") == "pdf"
     assert catalogue.skill_of("file:///etc/passwd") is None
+
+
+def test_names_follow_the_export_and_bytes_are_its():
+    folders = [SkillFolder(Skill("Chat_Main", "Hi.\n", description="Greets.")),
+               SkillFolder(Skill("chat-main", "Ho.\n"), crlf=True,
+                           files=(SkillFile("bin/x", b"\x00\xff", executable=True),))]
+    entries = catalogue.entries(folders)
+    assert [e.uri for e in entries] == ["skill://chat-main/SKILL.md",
+                                        "skill://chat-main-2/SKILL.md", "skill://chat-main-2/bin/x"]
+    assert [e.data for e in entries[:2]] == [encode_skill_md(f.skill, f.head, f.crlf)
+                                             for f in folders]
+    first = catalogue.resource(entries[0])
+    assert (first.name, first.title, first.description) == ("chat-main", "chat-main", "Greets.")
+    assert catalogue.contents(entries[2]).blob == "AP8="
+    second = catalogue.entries(folders, "chat-main-2")
+    assert [e.uri for e in second] == [e.uri for e in entries[1:]]

@@ -101,7 +101,11 @@ def test_each_method_needs_its_scope(base, key, body, scope):
     """Resources need `read`, prompts `assemble`: a key with the other is a 403."""
     refused = post(mcp_url(base, "Simon"), body, key(scope))
     assert refused.status_code == 403 and "scope" in refused.json()["detail"]
-    assert post(mcp_url(base, "Simon"), INIT, key(scope)).status_code == 200
+    initialized = post(mcp_url(base, "Simon"), INIT, key(scope))
+    assert initialized.status_code == 200
+    offered = initialized.json()["result"]["capabilities"]
+    assert ("resources" in offered, "prompts" in offered) == (
+        (True, False) if scope == "read" else (False, True))
     assert post(mcp_url(base, "Simon"), INIT, key("log")).status_code == 403
 
 
