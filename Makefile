@@ -17,11 +17,11 @@ PORT ?= 5000
 # output are noise before every `make run` that follows a change of pyproject.toml.
 PIP_INSTALL = $(VENV)/bin/pip install -qq --disable-pip-version-check
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml client/pyproject.toml
 	@echo "Installing Skill Editor and its dependencies in $(VENV) (again when pyproject.toml changes)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP_INSTALL) --upgrade pip
-	@$(PIP_INSTALL) -e '.[test]'
+	@$(PIP_INSTALL) -e '.[test]' -e ./client
 	@touch $@
 
 setup: $(VENV)/.installed

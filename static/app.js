@@ -600,4 +600,10 @@ document.documentElement.classList.add("js");
     if (event.detail.target && event.detail.target.id === "preview" && el && el.dataset.about === "preview") status("");
     syncTabs();
   });
+  // The skill editor's frontmatter dialog: htmx puts the fragment in, this shows it (a
+  // button of the fragment closes it).
+  document.addEventListener("htmx:afterSwap", function (event) {
+    const dialog = event.detail.target;
+    if (dialog && dialog.id === "frontmatter-dialog" && !dialog.open) dialog.showModal();
+  });
 })();

@@ -1,8 +1,10 @@
 """Talking to Nostr relays (NIP-01 over WebSocket): sending events and asking for them.
 
 Every exchange is bounded: one deadline per relay for the whole exchange (connecting
-included), a largest message (`MAX_MESSAGE_BYTES`), and a most events a relay may send
-for one request. A relay that refuses, never answers or sends too much is reported, not
+included), a largest message (`MAX_MESSAGE_BYTES`) measured before it is parsed (its
+depth, its count of arrays and objects), a most events a relay may send for one request,
+and a most bytes all relays of one fetch may send together (`MAX_FETCH_BYTES`).
+A relay that refuses, never answers or sends too much is reported, not
 waited on or trusted: `publish` says, per relay and per event, accepted, refused (with
 the relay's message) or timed out; `fetch` keeps nothing from a relay that floods it.
 The host is resolved and checked before connecting (wss:// to public addresses unless
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import socket
 import ssl
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +33,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from webapp.nostr import MAX_EVENT_BYTES
 from webapp.outbound import address_problem
+from webapp.pipeline import MAX_DEPTH, json_containers, json_depth_error
 from webapp.store.nostr import is_loopback, relay_url_problem
 
 #: How long one relay may take for a whole exchange, connecting included.
@@ -38,6 +42,13 @@ TIMEOUT_SECONDS = 10.0
 MAX_MESSAGE_BYTES = MAX_EVENT_BYTES + 64 * 1024
 #: The most one relay may send for one request, all messages together.
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
+#: The most all relays of one `fetch` may send together: what a request holds in memory
+#: at most (the events kept are parsed from this), whatever the number of relays.
+MAX_FETCH_BYTES = 48 * 1024 * 1024
+#: The most arrays and objects one message may open: an event's tags are arrays, and an
+#: adoption list of every skill an agent may have stays far below; a message of 140,000
+#: one-element tags is refused before it is parsed into 140,000 lists.
+MAX_CONTAINERS = 20_000
 #: A relay message's excerpt in a report.
 MESSAGE_CHARS = 200
 ACCEPTED, REFUSED, TIMED_OUT, FAILED = "accepted", "refused", "timed out", "failed"
@@ -88,8 +99,28 @@ def publish_each(events_by_relay: Mapping[str, Sequence[dict[str, Any]]], *,
 def fetch(urls: Sequence[str], filters: Sequence[dict[str, Any]], *, limit: int,
           timeout: float = TIMEOUT_SECONDS) -> list[Answer]:
     """Ask every relay for the events matching `filters`; a relay that sends more than
-    `limit` events, or a message that is not NIP-01, has its whole answer dropped."""
-    return _each(urls, lambda url: _fetch_one(url, filters, limit, timeout))
+    `limit` events, or a message that is not NIP-01, has its whole answer dropped, and so
+    does the relay whose answer takes all relays' together past `MAX_FETCH_BYTES`."""
+    budget = _Budget(MAX_FETCH_BYTES)
+    return _each(urls, lambda url: _fetch_one(url, filters, limit, timeout, budget))
+
+
+class _Budget:
+    """Bytes the relays of one fetch may still send, shared between their threads; a
+    relay's answer dropped gives its bytes back."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+        self._lock = threading.Lock()
+
+    def take(self, size: int) -> bool:
+        with self._lock:
+            self.left -= size
+            return self.left >= 0
+
+    def give_back(self, size: int) -> None:
+        with self._lock:
+            self.left += size
 
 
 def _each(urls: Sequence[str], work: Callable[[str], T]) -> list[T]:
@@ -132,17 +163,22 @@ def _publish_one(url: str, events: Sequence[dict[str, Any]], timeout: float
                                        f"no OK within {timeout:g} s") for ident in waiting]
 
 
-def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout: float
-               ) -> Answer:
+def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout: float,
+               budget: _Budget) -> Answer:
     deadline = time.monotonic() + timeout
     answer = Answer(url)
     subscription = uuid.uuid4().hex[:16]
     received = 0
+
+    def dropped(why: str) -> Answer:
+        budget.give_back(received)
+        return Answer(url, [], REFUSED, f"{why}: its answer is dropped")
+
     try:
         with _connect(url, timeout) as ws:
             ws.send(json.dumps(["REQ", subscription, *filters]))
             while True:
-                message = _receive(ws, deadline)
+                message, size = _receive_sized(ws, deadline)
                 if message is None:
                     answer.status, answer.message = TIMED_OUT, f"no EOSE within {timeout:g} s"
                     break
@@ -152,20 +188,22 @@ def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout:
                     answer.status = REFUSED
                     answer.message = str(message[2] if len(message) > 2 else "")[:MESSAGE_CHARS]
                     break
-                received += len(json.dumps(message[-1], ensure_ascii=False))
+                received += size
+                if not budget.take(size):
+                    return dropped(f"sent more than the {MAX_FETCH_BYTES:,} bytes all relays "
+                                   "may send together")
                 if message[:2] == ["EVENT", subscription] and len(message) == 3:
                     answer.events.append(message[2])
                     if len(answer.events) > limit:
-                        return Answer(url, [], REFUSED,
-                                      f"sent more than {limit} events: its answer is dropped")
+                        return dropped(f"sent more than {limit} events")
                 if received > MAX_ANSWER_BYTES:
-                    return Answer(url, [], REFUSED, f"sent more than {MAX_ANSWER_BYTES:,} "
-                                  "bytes: its answer is dropped")
+                    return dropped(f"sent more than {MAX_ANSWER_BYTES:,} bytes")
             try:
                 ws.send(json.dumps(["CLOSE", subscription]))
             except (OSError, WebSocketException):
                 pass
     except (_Refused, OSError, WebSocketException, ValueError) as exc:
+        budget.give_back(received)
         return Answer(url, [], TIMED_OUT if isinstance(exc, TimeoutError) else FAILED,
                       _reason(exc))
     return answer
@@ -174,17 +212,28 @@ def _fetch_one(url: str, filters: Sequence[dict[str, Any]], limit: int, timeout:
 def _receive(ws: ClientConnection, deadline: float) -> list[Any] | None:
     """The next message as a JSON array, or None at the deadline; raises `ValueError`
     for a message that is not a JSON array (the relay is not speaking NIP-01)."""
+    return _receive_sized(ws, deadline)[0]
+
+
+def _receive_sized(ws: ClientConnection, deadline: float) -> tuple[list[Any] | None, int]:
+    """`_receive`, with the message's length in characters."""
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        return None
+        return None, 0
     try:
         raw = ws.recv(timeout=remaining)
     except TimeoutError:
-        return None
-    message = json.loads(raw)
+        return None, 0
+    text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+    if json_depth_error(text) is not None:  # before the parser recurses into it
+        raise ValueError(f"the relay sent a message nested more than {MAX_DEPTH} levels deep")
+    if json_containers(text) > MAX_CONTAINERS:  # before the parser builds them
+        raise ValueError(f"the relay sent a message of more than {MAX_CONTAINERS:,} arrays "
+                         "and objects")
+    message = json.loads(text)
     if not isinstance(message, list) or not message:
         raise ValueError("the relay sent a message that is not a NIP-01 JSON array")
-    return message
+    return message, len(text)
 
 
 def _connect(url: str, timeout: float) -> ClientConnection:

@@ -21,9 +21,10 @@ class SkillState:
     """The columns a skill and each of its revisions share: its fields, and its Agent Skills
     folder (`webapp.agentskills`): the head of its SKILL.md as it was read (the fences, the
     YAML between them and the blank line after; "" for a skill never read from one), whether
-    that file had CRLF line ends, and the files beside SKILL.md as a manifest (`[{"path",
-    "sha256", "size"}]`, `"executable": true` when so; the bytes are `models.SkillBlob`s),
-    so each revision records the file set it had."""
+    that file had CRLF line ends (or each line's end, when it mixed them), and the files
+    beside SKILL.md as a manifest (`[{"path", "sha256", "size"}]`, `"executable": true`
+    when so; the bytes are `models.SkillBlob`s), so each revision records the file set it
+    had."""
 
     d_tag: Mapped[str] = mapped_column(String(NAME_LENGTH))
     name: Mapped[str] = mapped_column(String(NAME_LENGTH), default="")
@@ -34,6 +35,8 @@ class SkillState:
     content: Mapped[str] = mapped_column(Text, default="")
     frontmatter: Mapped[str] = mapped_column(Text, default="", server_default="")
     crlf: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    #: Each line's end when the file mixed them (`agentskills.line_ends`), else "".
+    line_ends: Mapped[str] = mapped_column(Text, default="", server_default="")
     files: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
 
 
@@ -46,3 +49,7 @@ class LiveSkillState(SkillState):
     #: (`store.convert.exported_of`): a keystroke's lint reads the other skills' names here
     #: instead of parsing every SKILL.md head of the agent.
     exported_name: Mapped[str] = mapped_column(Text, default="", server_default="")
+    #: How each client lists it in its catalogue, `{client: [line length, description
+    #: length]}` (`agentskills.listing_facts`), kept by every write beside the name: the
+    #: Problems tab sums the other skills' lines against a client's budget from here.
+    listing: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")

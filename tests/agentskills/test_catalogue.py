@@ -61,5 +61,8 @@ def test_claude_code_cuts_an_entry_and_leaves_out_what_only_a_person_invokes():
     assert [(e.d_tag, e.cut) for e in listing.listed] == [("long", True), ("when", False)]
     assert len(listing.listed[0].line) == len("- long: \n") + 1_536
     assert listing.listed[1].line == "- when: Does X. When asked for X.\n"
-    # Codex lists every skill, whole, and reads no when_to_use.
-    assert len(catalogue("codex", [long, hidden, when], 200_000).listed) == 3
+    # Codex skips a description over 1,024 characters, lists the others whole, and reads
+    # no when_to_use.
+    codex = catalogue("codex", [long, hidden, when], 200_000)
+    assert codex.left_out == [("long", "description-too-long")]
+    assert codex.listed[1].line == "- when: Does X. (file: .agents/skills/when/SKILL.md)\n"

@@ -49,7 +49,7 @@ def test_every_rule_has_a_fixture():
         "name-reserved-word", "xml-tags", "description-missing", "description-too-long",
         "description-cut", "compatibility-invalid", "metadata-not-strings",
         "short-description-too-long", "allowed-tools-invalid", "key-unknown", "key-ignored",
-        "name-duplicate", "body-long", "file-missing", "file-case"}
+        "name-duplicate", "body-long", "file-missing", "file-case", "not-listed"}
 
 
 def test_problems_are_only_for_the_target_clients():

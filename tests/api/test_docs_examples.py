@@ -45,8 +45,8 @@ def server(app, published) -> Iterator[str]:
 def test_every_endpoint_has_an_example():
     text = "\n".join(EXAMPLES)
     assert len(EXAMPLES) == len(SHELL) == len(IDS)
-    assert all(path in text for path in ("/snapshots\"", "/snapshots/production",
-                                         "/assemble", '"log"', "/openapi.json"))
+    assert all(call in text for call in ("client.snapshots()", 'client.snapshot("production")',
+                                         "client.assemble(", "client.report(", "/openapi.json"))
     assert all(f"/{path}" in shell for path, shell in zip(
         ["snapshots", "snapshots/production", "assemble", "log", "openapi.json"], SHELL,
         strict=True))
@@ -77,7 +77,8 @@ def test_the_shell_example_runs(server, database_url, tmp_path, example, prints)
     assert re.search(prints, result.stdout.strip()), result.stdout[:500]
 
 
-def test_the_webhook_receiver_verifies_what_a_publish_sends(app, session_factory, monkeypatch):
+def test_the_webhook_receiver_verifies_what_a_publish_sends(app, session_factory, token,
+                                                            monkeypatch):
     monkeypatch.setenv(outbound.ALLOW_PRIVATE, "1")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -87,10 +88,12 @@ def test_the_webhook_receiver_verifies_what_a_publish_sends(app, session_factory
         store.create_agent(session, "demo")
         store.create_skill(session, "demo", "chat", triggers=["dm"], content="Hi.\n")
         made = store.webhooks.add_webhook(session, "demo", f"http://127.0.0.1:{port}/")
+    key = token("read", agent="demo")["Authorization"].removeprefix("Bearer ")
+    served = serve(app)
     receiver = subprocess.Popen(
         [sys.executable, "-c", RECEIVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env={**os.environ, "PORT": str(port),
-                        "SKILL_EDITOR_WEBHOOK_SECRET": made.secret})
+        text=True, env={**os.environ, "PORT": str(port), "SKILL_EDITOR_URL": next(served),
+                        "SKILL_EDITOR_TOKEN": key, "SKILL_EDITOR_WEBHOOK_SECRET": made.secret})
     try:
         wait_until(lambda: _listening(port) or receiver.poll() is not None, "the receiver")
         with app.app_context():
@@ -100,6 +103,7 @@ def test_the_webhook_receiver_verifies_what_a_publish_sends(app, session_factory
     finally:
         receiver.terminate()
         out, err = receiver.communicate(timeout=30)
+        served.close()
     assert sorted(out.split("\n")[:2]) == ["label.moved demo", "snapshot.published demo"], err
 
 

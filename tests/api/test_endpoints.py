@@ -263,6 +263,9 @@ def test_the_draft_needs_the_draft_scope(app, client, published, token):
     (b'{"unknown": 1}', 422),
     (b'{"scenario": "no such scenario"}', 422),
     (b'{"message": "\\ud800"}', 422),
+    (b'{"tool_results": {"\\udfff": 1}}', 422),
+    (b'{"variables": {"\\udfff": "x"}}', 422),
+    (b'{"snapshot": "\\u00b2"}', 404),
     (b'{"tool_results": []}', 422),
     (b'{"variables": {"agent_profile": "x"}}', 422),
 ])

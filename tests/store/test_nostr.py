@@ -7,6 +7,7 @@ forge or never answer, each reported with nothing imported. On SQLite and Postgr
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import nostr_sdk
@@ -145,6 +146,33 @@ def test_a_relay_that_floods_has_its_answer_dropped():
     assert fetched.answers[0].status == relays.REFUSED
     assert "sent more than 10 events" in fetched.answers[0].message
     assert fetched.reading.blocked and fetched.events == []
+
+
+def test_a_message_nested_too_deep_is_a_relay_failure_not_a_crash():
+    deep = '["EVENT", "s", ' + "[" * 100_000 + "]" * 100_000 + "]"
+    with scripted_relay(Script(raw=[deep])) as url:
+        [answer] = relays.fetch([url], [{"kinds": [1]}], limit=1, timeout=5)
+    assert answer.status == relays.FAILED and answer.events == []
+    assert "nested more than 64 levels deep" in answer.message
+
+
+def test_a_message_of_too_many_tags_is_refused_before_it_is_parsed():
+    tags = ",".join(['["t"]'] * (relays.MAX_CONTAINERS + 1))
+    flood = f'["EVENT", "s", {{"kind": 1, "tags": [{tags}], "content": "[[[[[["}}]'
+    with scripted_relay(Script(raw=[flood])) as url:
+        [answer] = relays.fetch([url], [{"kinds": [1]}], limit=1, timeout=5)
+    assert answer.status == relays.FAILED and answer.events == []
+    assert f"more than {relays.MAX_CONTAINERS:,} arrays and objects" in answer.message
+
+
+def test_what_all_relays_send_together_is_bounded(monkeypatch):
+    events = [sign(e, KEYS) for e in agent_events(load_bundle(DEMOS / "simon.json"), PUBKEY,
+                                                  Kinds(), 1)]
+    monkeypatch.setattr(relays, "MAX_FETCH_BYTES", 2 * len(json.dumps(events[0])))
+    with scripted_relay(Script(events=events)) as url:
+        [answer] = relays.fetch([url], [{"kinds": [1]}], limit=len(events), timeout=5)
+    assert answer.status == relays.REFUSED and answer.events == []
+    assert "all relays may send together: its answer is dropped" in answer.message
 
 
 def test_forged_events_from_a_relay_import_nothing(session):

@@ -194,3 +194,20 @@ def test_a_snapshot_publishes_the_folders_of_the_versions_it_recorded(session):
                          if path != "SKILL.md"}
     assert published["FORMS.md"] != b"# Changed after publishing\n"
     assert folders["doc-coauthoring"].crlf and folders["pdf"].head
+
+
+def test_a_skill_md_with_mixed_line_ends_exports_its_bytes_and_keeps_them_across_a_save(session):
+    data = (b"---\r\nname: mixed\ndescription: Mixed\r\nmetadata:\n  owner: 'crew'\r\n---\r\n\n"
+            b"one\r\ntwo\nthree\r\n")
+    store.import_skills(session, "Docs", agentskills.read_upload("SKILL.md", data))
+    row = store.get_skill(session, "Docs", "mixed")
+    assert not row.crlf and row.line_ends
+    exported = unzipped(zip_folders(store.export_folders(session, "Docs")))
+    assert exported["mixed/SKILL.md"] == data
+    ends = row.line_ends
+    store.save_skill(session, "Docs", "mixed", expected_version=row.version,
+                     content=row.content, layer=2)
+    assert store.get_revision(session, "Docs", "mixed", 2).line_ends == ends
+    exported = unzipped(zip_folders(store.export_folders(session, "Docs")))
+    assert exported["mixed/SKILL.md"] == data.replace(
+        b"  owner: 'crew'\r\n", b"  owner: 'crew'\r\n  layer: '2'\r\n")

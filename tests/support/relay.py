@@ -81,10 +81,12 @@ def local_relay(refuse_kinds: set[int] | None = None, message: str = "not on thi
 
 @dataclass
 class Script:
-    """What a scripted relay does: send `events` for every request (then EOSE unless
-    `silent`), answer every EVENT with `ok` and `message` (or nothing when `silent`)."""
+    """What a scripted relay does: send `raw` messages as they are, then `events` for every
+    request (then EOSE unless `silent`), answer every EVENT with `ok` and `message` (or
+    nothing when `silent`)."""
 
     events: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)
     silent: bool = False
     ok: bool = True
     message: str = ""
@@ -102,6 +104,8 @@ def scripted_relay(script: Script) -> Iterator[str]:
             if script.silent:
                 continue
             if message[0] == "REQ":
+                for text in script.raw:
+                    ws.send(text)
                 for event in script.events:
                     ws.send(json.dumps(["EVENT", message[1], event]))
                 ws.send(json.dumps(["EOSE", message[1]]))

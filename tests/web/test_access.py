@@ -154,6 +154,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("files.raw", "GET"): VIEWER,
     ("files.save", "POST"): AUTHOR,
     ("files.delete", "POST"): AUTHOR,
+    ("frontmatter.show", "GET"): VIEWER,
+    ("frontmatter.save", "POST"): AUTHOR,
     ("transfer.index", "GET"): VIEWER,
     ("transfer.import_address", "GET"): VIEWER,
     ("transfer.export_bundle", "GET"): VIEWER,

@@ -187,11 +187,16 @@ def test_a_large_documents_bodies_are_cut_and_whole_a_click_away(client, many, c
     assert client.get("/agents/Many/preview/body?provider=other").status_code == 422
 
 
-def test_a_shown_field_naming_no_panel_gets_every_panel_windowed(client, many, csrf):
+def test_a_shown_field_naming_no_panel_gets_the_large_pages_panel_windowed(client, many,
+                                                                           csrf):
+    """As a page of a large document: the Document's rendered view, windowed; every other
+    panel a placeholder, whose button (no JavaScript) posts the draft again for it."""
     response, _ = keystroke(client, csrf, "chart")
     html = response.data.decode()
-    assert 'class="request-body"' in html and 'id="log-entry"' not in html
+    assert 'class="message-card' in html and 'class="request-body"' not in html
     assert FOLD.search(html) and "skill 50 does" not in html
+    assert 'name="shown" value="messages" formaction="/agents/Many/skills/skill_30/preview"' \
+        in html
 
 
 # -- folds opened stay open

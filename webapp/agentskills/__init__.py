@@ -17,7 +17,7 @@ from .archive import (
     zip_folders,
     zip_skill,
 )
-from .catalogue import Catalogue, Listed, budget_of, catalogue
+from .catalogue import Catalogue, Listed, budget_of, catalogue, listing_facts, overflows
 from .clients import CLIENTS, DEFAULT_CLIENTS, SPEC_KEYS, Client, client_problem
 from .folders import (
     MAX_ENTRIES,
@@ -29,6 +29,7 @@ from .folders import (
     read_tree,
 )
 from .frontmatter import SkillMdError, parse_head
+from .line_ends import with_new_head
 from .lint import exported_name, lint_skill
 from .paths import (
     IGNORED_NAMES,
@@ -51,12 +52,14 @@ from .skill_md import (
     dump_skill_md,
     encode_skill_md,
     frontmatter_of,
+    frontmatter_yaml,
     head_for,
     load_skill_md,
     name_problems,
     read_skill_md,
     skill_name,
     text_bytes,
+    with_frontmatter,
 )
 
 __all__ = [
@@ -64,6 +67,8 @@ __all__ = [
     "Listed",
     "budget_of",
     "catalogue",
+    "listing_facts",
+    "overflows",
     "CLIENTS",
     "DEFAULT_CLIENTS",
     "SPEC_KEYS",
@@ -97,6 +102,7 @@ __all__ = [
     "folder_files",
     "folder_names",
     "frontmatter_of",
+    "frontmatter_yaml",
     "head_for",
     "is_zip",
     "load_skill_md",
@@ -110,6 +116,8 @@ __all__ = [
     "read_zip",
     "skill_name",
     "text_bytes",
+    "with_frontmatter",
+    "with_new_head",
     "zip_folders",
     "zip_skill",
 ]

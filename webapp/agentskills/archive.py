@@ -92,7 +92,7 @@ def folder_names(skills: Sequence[Skill]) -> list[str]:
 
 def folder_files(folder: SkillFolder) -> list[tuple[str, bytes, bool]]:
     """`(path, bytes, executable)` of every file of a skill's folder, SKILL.md first."""
-    skill_md = encode_skill_md(folder.skill, folder.head, folder.crlf)
+    skill_md = encode_skill_md(folder.skill, folder.head, folder.crlf, folder.line_ends)
     return [(SKILL_FILE, skill_md, False)] + [(f.path, f.data, f.executable)
                                               for f in folder.files]
 

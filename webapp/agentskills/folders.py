@@ -68,7 +68,8 @@ class SkillFile:
 @dataclasses.dataclass(frozen=True)
 class SkillFolder:
     """A skill with its Agent Skills folder: the head its SKILL.md had (`skill_md.SkillText`),
-    its line ends, and its files; `source` is where an upload held it (for messages).
+    its line ends (`crlf`, or each line's: `line_ends`), and its files; `source` is where
+    an upload held it (for messages).
     `whole` is false for a SKILL.md read alone: its files are not known, and an import
     keeps the ones the skill has. `saved_at` is when this version of the skill was saved
     (UTC; None for one read from an upload): a zip dates the folder's entries with it."""
@@ -80,6 +81,7 @@ class SkillFolder:
     source: str = ""
     whole: bool = True
     saved_at: datetime | None = None
+    line_ends: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,7 +220,8 @@ def _read_folder(root: str, members: list[Entry]) -> SkillFolder:
         raise SkillMdError([(f"{where}{SKILL_FILE}: {field}", why)
                             for field, why in exc.problems]) from None
     files.sort(key=lambda f: f.path)
-    return SkillFolder(read.skill, read.head, read.crlf, tuple(files), root or SKILL_FILE)
+    return SkillFolder(read.skill, read.head, read.crlf, tuple(files), root or SKILL_FILE,
+                       line_ends=read.line_ends)
 
 
 def _check_unique(folders: list[SkillFolder]) -> None:

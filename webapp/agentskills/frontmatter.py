@@ -57,7 +57,7 @@ def split_head(text: str) -> tuple[str, str]:
     return text[:end], text[end:]
 
 
-def _parts(head: str) -> tuple[str, str, str]:
+def head_parts(head: str) -> tuple[str, str, str]:
     """The opening fence, the YAML and the rest of a head (its closing fence and blank line)."""
     start = 1 if head.startswith(BOM) else 0
     close = _FENCE_CLOSE.search(head, start + 4)
@@ -87,7 +87,7 @@ def parse_head(head: str) -> tuple[dict[str, Any], dict[str, int]]:
 
 
 def _parse(head: str) -> tuple[dict[str, Any], dict[str, int]]:
-    _, text, _ = _parts(head)
+    _, text, _ = head_parts(head)
     try:
         data, node = load_yaml(text)
     except yaml.YAMLError as exc:
@@ -110,7 +110,7 @@ def _parse(head: str) -> tuple[dict[str, Any], dict[str, int]]:
 def patch_head(head: str, values: Mapping[str, Any]) -> str:
     """`head` with each top-level key of `values` set to its value: a key it has is
     rewritten where it is, a key it lacks is added at the end; the rest stays as written."""
-    opening, text, closing = _parts(head)
+    opening, text, closing = head_parts(head)
     data, _ = parse_head(head)
     wanted = {**data, **values}
     patched = _patch_keys(text, values)
@@ -120,29 +120,66 @@ def patch_head(head: str, values: Mapping[str, Any]) -> str:
 
 
 def _patch_keys(text: str, values: Mapping[str, Any]) -> str | None:
-    _, node = load_yaml(text)
+    data, node = load_yaml(text)
     if node is None:
         return dump_yaml(dict(values))
-    if not isinstance(node, yaml.MappingNode) or node.flow_style or not all(
-            isinstance(key, yaml.ScalarNode) for key, _ in node.value):
-        return None
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    starts = [key.start_mark.line for key, _ in node.value] + [len(lines)]
-    out = lines[:starts[0]]
+    patched = _patch_block(lines, node, values, data, len(lines), "")
+    return None if patched is None else "".join(lines[:node.start_mark.line] + patched)
+
+
+def _patch_block(lines: list[str], node: Any, values: Mapping[str, Any],
+                 current: Mapping[str, Any], stop_line: int, indent: str) -> list[str] | None:
+    """The lines of the block mapping `node` (from its first key to `stop_line`) with the
+    keys of `values` set: a key whose value is a block mapping, set to a mapping, has only
+    its changed keys rewritten (so `metadata.layer` changes and `metadata.owner` keeps its
+    quoting); every other key keeps its lines. None for a layout that cannot be followed."""
+    if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value or not all(
+            isinstance(key, yaml.ScalarNode) for key, _ in node.value):
+        return None
+    starts = [key.start_mark.line for key, _ in node.value] + [stop_line]
+    out: list[str] = []
     for index, (key, value) in enumerate(node.value):
         begin, stop = starts[index], starts[index + 1]
         end = value.end_mark.line + (1 if value.end_mark.column else 0)
         end = min(max(end, begin + 1), stop)
-        if key.value in values:
-            out.append(dump_yaml({key.value: values[key.value]}))
-        else:
+        if key.value not in values:
             out += lines[begin:end]
+        else:
+            out += _patch_value(lines, (key, value), current.get(key.value),
+                                values[key.value], (begin, end), indent)
         out += lines[end:stop]  # comments and blank lines after the value stay
     present = {key.value for key, _ in node.value}
-    out += [dump_yaml({key: value}) for key, value in values.items() if key not in present]
-    return "".join(out)
+    out += [_indented(dump_yaml({key: value}), indent)
+            for key, value in values.items() if key not in present]
+    return out
+
+
+def _patch_value(lines: list[str], item: tuple[Any, Any], current: Any, wanted: Any,
+                 span: tuple[int, int], indent: str) -> list[str]:
+    """The lines `span` of one key (`item`: its key and value nodes) set to `wanted`: key
+    by key inside a block mapping that keeps all its keys, else the key written again."""
+    key, node = item
+    begin, end = span
+    rewritten = [_indented(dump_yaml({key.value: wanted}), indent)]
+    if not (isinstance(wanted, Mapping) and isinstance(current, Mapping)
+            and isinstance(node, yaml.MappingNode) and node.start_mark.line > key.start_mark.line
+            and set(current) <= set(wanted)):
+        return rewritten  # not a block mapping keeping its keys: written again
+    changed = {sub: value for sub, value in wanted.items()
+               if sub not in current or current[sub] != value}
+    inner = _patch_block(lines, node, changed, current, end, " " * node.start_mark.column)
+    return rewritten if inner is None else lines[begin:node.start_mark.line] + inner
+
+
+def _indented(text: str, indent: str) -> str:
+    """Block YAML written at `indent` (every line but blank ones)."""
+    if not indent:
+        return text
+    return "".join(indent + line if line.strip("\n") else line
+                   for line in text.splitlines(keepends=True))
 
 
 def _load(text: str) -> Any:

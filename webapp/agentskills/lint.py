@@ -22,14 +22,13 @@ from webapp.pipeline import Diagnostic, Skill
 
 from .clients import CLIENTS, SPEC_KEYS
 from .frontmatter import SkillMdError, parse_head
+from .listing import SHORT_DESCRIPTION_MAX_LENGTH, left_out, listed_description
 from .paths import fold
 from .skill_md import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, head_for, skill_name
 
 #: The specification's advice: SKILL.md's body under about 500 lines and 5,000 tokens.
 BODY_LINES, BODY_TOKENS = 500, 5_000
 COMPATIBILITY_MAX_LENGTH = 500
-#: Codex: `metadata.short-description` at most 500 characters.
-SHORT_DESCRIPTION_MAX_LENGTH = 500
 #: Claude's Agent Skills: words a name must not hold.
 RESERVED_WORDS = ("anthropic", "claude")
 #: The folders where the specification puts a skill's files: a path under one of them is
@@ -46,8 +45,16 @@ _GEMINI_SANITIZED = str.maketrans({ch: "-" for ch in ':\\/<>*?"|'})
 class _Found:
     """The problems of one skill, each kept for the target clients it concerns."""
 
-    def __init__(self, skill: Skill, targets: Sequence[str]):
+    def __init__(self, skill: Skill, targets: Sequence[str], data: Mapping[str, Any]):
         self.skill, self.targets, self.problems = skill, targets, []
+        #: Which clients leave the skill out, and for which rule (`listing.left_out`): the
+        #: catalogue's judgement, so the lint says "skips the skill" exactly where the
+        #: catalogue does not list it.
+        self.left_out = left_out(data)
+
+    def skipping(self, code: str, consequence: str = "skips the skill") -> dict[str, str]:
+        """What each client that leaves the skill out for the rule `code` does."""
+        return {client: consequence for client in self.left_out.get(code, ())}
 
     def add(self, code: str, severity: str, what: str, by_client: Mapping[str, str],
             line: int | None = None) -> None:
@@ -74,18 +81,20 @@ def lint_skill(skill: Skill, head: str, paths: Collection[str], targets: Sequenc
     d_tag, for the clients that keep one skill of a name. `count_tokens` counts the body's
     tokens (about a quarter of its characters without it).
     """
-    found = _Found(skill, targets)
     written = head_for(skill, head)
     try:
         data, lines = parse_head(written)
     except SkillMdError:  # a head that reads as the skill parses; kept for safety's sake
         data, lines = {}, {}
+    found = _Found(skill, targets, data)
 
     def at(key: str) -> str:
         return f" (SKILL.md line {lines[key]})" if key in lines else ""
 
     _name(found, data.get("name"), skill_name(skill.d_tag), at("name"))
     _description(found, data.get("description"), at("description"))
+    _cut(found, data)
+    _not_listed(found, at)
     _other_keys(found, data, at)
     if others:
         _duplicates(found, data.get("name"), others)
@@ -106,15 +115,15 @@ def exported_name(skill: Skill, head: str) -> str:
 def _name(found: _Found, name: Any, folder: str, where: str) -> None:
     if not isinstance(name, str) or not name.strip():
         found.add("name-missing", "error", f"SKILL.md has no name{where}",
-                  {"agentskills": "requires one", "codex": "skips the skill",
-                   "vscode-copilot": "requires one", "gemini-cli": "skips the skill"})
+                  {"agentskills": "requires one", "vscode-copilot": "requires one",
+                   **found.skipping("name-missing")})
         return
     normal = unicodedata.normalize("NFKC", name.strip())
     if len(normal) > NAME_MAX_LENGTH:
         limit = f"allows {NAME_MAX_LENGTH} characters"
         found.add("name-too-long", "error", f"the name is {len(normal)} characters{where}",
-                  {"agentskills": limit, "codex": f"skips the skill ({limit})",
-                   "vscode-copilot": limit, "claude-code": limit})
+                  {"agentskills": limit, "vscode-copilot": limit, "claude-code": limit,
+                   **found.skipping("name-too-long", f"skips the skill ({limit})")})
     reasons = _name_reasons(normal)
     if reasons:
         rule = "allows lowercase letters, digits and single hyphens"
@@ -153,24 +162,40 @@ def _description(found: _Found, description: Any, where: str) -> None:
     if not isinstance(description, str) or not description.strip():
         found.add("description-missing", "error", f"SKILL.md has no description{where}",
                   {"agentskills": "requires one, of 1 to 1,024 characters",
-                   "codex": "skips the skill", "vscode-copilot": "requires one",
-                   "gemini-cli": "skips the skill"})
+                   "vscode-copilot": "requires one", **found.skipping("description-missing")})
         return
     length = len(description)
     limit = f"allows {DESCRIPTION_MAX_LENGTH:,} characters"
-    by_client = {"agentskills": limit, "vscode-copilot": limit}
-    if len(" ".join(description.split())) > DESCRIPTION_MAX_LENGTH:  # as Codex counts
-        by_client["codex"] = f"skips the skill ({limit})"
-    if length > DESCRIPTION_MAX_LENGTH:
+    if length > DESCRIPTION_MAX_LENGTH:  # Codex counts runs of spaces as one
         found.add("description-too-long", "error",
-                  f"the description is {length:,} characters{where}", by_client)
-    cap = CLIENTS["claude-code"].entry_cap
-    if length > cap:
-        found.add("description-cut", "warning", f"the description is {length:,} characters",
-                  {"claude-code": f"lists only its first {cap:,}"})
+                  f"the description is {length:,} characters{where}",
+                  {"agentskills": limit, "vscode-copilot": limit,
+                   **found.skipping("description-too-long", f"skips the skill ({limit})")})
     if _TAG_OPENING.search(description):
         found.add("xml-tags", "error", f"the description holds an XML tag{where}",
                   {"claude-code": "refuses XML tags in a description"})
+
+
+def _cut(found: _Found, data: Mapping[str, Any]) -> None:
+    """A description a client cuts in its listing (one it lists): the description it
+    lists, measured."""
+    leaving = {client for clients in found.left_out.values() for client in clients}
+    for client in CLIENTS.values():
+        if client.id in leaving:
+            continue
+        listed = listed_description(client, data)
+        if client.entry_cap and len(listed) > client.entry_cap:
+            what = "the description" + (" and when_to_use" if "when_to_use" in data else "")
+            found.add("description-cut", "warning",
+                      f"{what} as listed {'are' if 'when_to_use' in data else 'is'} "
+                      f"{len(listed):,} characters",
+                      {client.id: f"lists only its first {client.entry_cap:,}"})
+
+
+def _not_listed(found: _Found, at: Callable[[str], str]) -> None:
+    found.add("not-listed", "info",
+              f"disable-model-invocation is true{at('disable-model-invocation')}",
+              found.skipping("not-listed", "does not list the skill (only a person invokes it)"))
 
 
 def _other_keys(found: _Found, data: Mapping[str, Any], at: Callable[[str], str]) -> None:
@@ -191,7 +216,8 @@ def _other_keys(found: _Found, data: Mapping[str, Any], at: Callable[[str], str]
         if isinstance(short, str) and len(short) > SHORT_DESCRIPTION_MAX_LENGTH:
             found.add("short-description-too-long", "error",
                       f"metadata.short-description is {len(short):,} characters{at('metadata')}",
-                      {"codex": f"skips the skill ({SHORT_DESCRIPTION_MAX_LENGTH} at most)"})
+                      found.skipping("short-description-too-long",
+                                     f"skips the skill ({SHORT_DESCRIPTION_MAX_LENGTH} at most)"))
     tools = data.get("allowed-tools")
     if "allowed-tools" in data and not (isinstance(tools, str) or (
             isinstance(tools, list) and all(isinstance(t, str) for t in tools))):

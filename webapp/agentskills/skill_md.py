@@ -12,12 +12,13 @@ format asks for two frontmatter fields, and this module maps a skill onto them:
 - `metadata` (a map of strings) keeps what the format has no field for: `d_tag`,
   `display_name`, `layer`, `triggers` (comma-separated) and `enabled`.
 - The body is the skill's content verbatim, after one blank line; read back, its line
-  ends are LF whatever system saved the file (`lf_line_ends`, as on every path).
+  ends are LF whatever system saved the file (`lf_line_ends`, as on every path), and the
+  file's own are kept beside it (`crlf`, or each line's in `line_ends`) to write it back.
 
 Reading accepts a `SKILL.md` written by anything else too: without `metadata`, the `name`
 (else the folder's name) becomes the `d_tag` and the display name, and the skill is a
 layer-1 skill with no triggers, enabled. Its head is kept as written (`frontmatter`), so
-the file is written back byte for byte (a BOM and CRLF line ends included) while the
+the file is written back byte for byte (a BOM and its line ends included) while the
 skill's fields are the ones the head gives; a field edited since is rewritten in place.
 
 What a client would refuse (a long description, a name that breaks the format's pattern
@@ -40,11 +41,13 @@ from .frontmatter import (
     SkillMdError,
     dump_yaml,
     error,
+    head_parts,
     parse_head,
     patch_head,
     split_head,
     type_name,
 )
+from .line_ends import crlf_throughout, line_ends_of, with_line_ends
 from .paths import SKILL_FILE
 
 NAME_MAX_LENGTH = 64
@@ -60,11 +63,13 @@ _NOT_NAME_CHAR = re.compile(r"[^a-z0-9-]")
 
 @dataclasses.dataclass(frozen=True)
 class SkillText:
-    """A skill read from a `SKILL.md`, with the file's head as written and its line ends."""
+    """A skill read from a `SKILL.md`, with the file's head as written and its line ends:
+    CRLF throughout (`crlf`), or each line's when they are mixed (`line_ends`)."""
 
     skill: Skill
     head: str = ""
     crlf: bool = False
+    line_ends: str = ""
 
 
 # -- writing
@@ -121,9 +126,14 @@ def dump_skill_md(skill: Skill, head: str = "") -> str:
     return head_for(skill, head) + skill.content
 
 
-def encode_skill_md(skill: Skill, head: str = "", crlf: bool = False) -> bytes:
-    """The bytes of `skill`'s `SKILL.md`, with CRLF line ends when the file read had them."""
-    text = dump_skill_md(skill, head)
+def encode_skill_md(skill: Skill, head: str = "", crlf: bool = False,
+                    line_ends: str = "") -> bytes:
+    """The bytes of `skill`'s `SKILL.md`, with the line ends of the file read: CRLF when
+    `crlf`, each line's (`line_ends.with_line_ends`) when it mixed them."""
+    written = head_for(skill, head)
+    if line_ends:
+        return with_line_ends(head, written, skill.content, line_ends).encode("utf-8")
+    text = written + skill.content
     return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
 
 
@@ -201,16 +211,10 @@ def read_skill_md(data: bytes | str, *, folder: str | None = None) -> SkillText:
     """
     text = decode(data) if isinstance(data, bytes) else data
     # Saved on any system: the one line-end rule, for the frontmatter and the body alike;
-    # a file with CRLF throughout is written back with them.
+    # the file's own line ends are kept beside the text to write it back with them.
     head, body = split_head(lf_line_ends(text))
-    return SkillText(_skill_of(head, body, folder), head, crlf_throughout(text))
-
-
-def crlf_throughout(text: str) -> bool:
-    """Whether every line end of `text` is CRLF (and it has one): such a file is written
-    back with CRLF after its text was kept with LF, as every text is."""
-    lines = text.count("\n")
-    return lines > 0 and text.count("\r\n") == lines == text.count("\r")
+    return SkillText(_skill_of(head, body, folder), head, crlf_throughout(text),
+                     line_ends_of(text))
 
 
 def text_bytes(text: str, crlf: bool) -> bytes:
@@ -218,6 +222,36 @@ def text_bytes(text: str, crlf: bool) -> bytes:
     file had them (`crlf_throughout`)."""
     text = lf_line_ends(text)
     return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+
+
+def frontmatter_yaml(head: str) -> str:
+    """The YAML between a head's two `---` lines, as written (what the frontmatter editor
+    shows)."""
+    return head_parts(head)[1]
+
+
+def with_frontmatter(head: str, text: str, content: str, *, folder: str | None = None
+                     ) -> SkillText:
+    """The skill a SKILL.md reads as when the YAML of `head` is replaced by `text` (edited
+    by hand: any line ends) and its body is `content`; its head keeps the fences (and a
+    byte-order mark) of `head`.
+
+    Raises:
+        SkillMdError: the file would pass `MAX_SKILL_FILE_SIZE`, `text` holds a line
+            `---` (it would end the frontmatter), or the file does not read
+            (`read_skill_md`).
+    """
+    opening, _, closing = head_parts(head)
+    text = lf_line_ends(text)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    whole = opening + text + closing + content
+    if len(whole.encode("utf-8")) > MAX_SKILL_FILE_SIZE:
+        raise error("frontmatter", f"the SKILL.md would pass {MAX_SKILL_FILE_SIZE:,} bytes")
+    read = read_skill_md(whole, folder=folder)
+    if read.skill.content != content:
+        raise error("frontmatter", "a line '---' would end the frontmatter there")
+    return read
 
 
 def load_skill_md(text: str, *, folder: str | None = None) -> Skill:

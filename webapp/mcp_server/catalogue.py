@@ -20,7 +20,7 @@ from webapp.agentskills import (
     SKILL_FILE,
     SkillFile,
     SkillFolder,
-    encode_skill_md,
+    folder_files,
     folder_names,
     head_for,
     parse_head,
@@ -61,19 +61,22 @@ class Entry:
 def entries(folders: Sequence[SkillFolder], skill: str | None = None) -> list[Entry]:
     """Every file of every skill (of the one named `skill` only, when given: a read need
     not write every SKILL.md), SKILL.md first in each: the bytes `skill-editor skills
-    export` writes, under the folder names it gives (`agentskills.folder_names`)."""
+    export` writes (`agentskills.folder_files`), under the folder names it gives
+    (`agentskills.folder_names`)."""
     found = []
     for name, folder in zip(folder_names([f.skill for f in folders]), folders, strict=True):
         if skill is not None and name != skill:
             continue
-        skill_md = encode_skill_md(folder.skill, folder.head, folder.crlf)
         fields, _ = parse_head(head_for(folder.skill, folder.head))
-        found.append(Entry(f"{SCHEME}{name}/{SKILL_FILE}", name, SKILL_FILE, MARKDOWN,
-                           skill_md, _text(fields.get("description")),
-                           _text(fields.get("name")) or name))
-        found += [Entry(f"{SCHEME}{name}/{file.path}", name, file.path,
-                        mime_type(file.path, file.text is not None), file.data)
-                  for file in folder.files]
+        for path, data, _executable in folder_files(folder):  # SKILL.md first
+            if path == SKILL_FILE:
+                found.append(Entry(f"{SCHEME}{name}/{path}", name, path, MARKDOWN, data,
+                                   _text(fields.get("description")),
+                                   _text(fields.get("name")) or name))
+            else:
+                is_text = SkillFile(path, data).text is not None
+                found.append(Entry(f"{SCHEME}{name}/{path}", name, path,
+                                   mime_type(path, is_text), data))
     return found
 
 

@@ -119,6 +119,12 @@ def json_depth_error(text: str) -> tuple[int, int] | None:
     return None
 
 
+def json_containers(text: str) -> int:
+    """How many arrays and objects `text` opens: one linear scan, strings skipped, so a
+    message of a million tiny arrays is refused before the parser builds them."""
+    return sum(1 for match in _JSON_TOKENS.finditer(text) if match.group() in "[{")
+
+
 class JsonNumber:
     """A JSON number that Python's int or float cannot hold exactly, kept as its text.
 

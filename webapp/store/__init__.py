@@ -13,7 +13,8 @@ signing in, sessions), `throttling` (failed sign-ins wait), `activity` (who did 
 the append-only record every change adds to), `targets` (what an activity row changed,
 and whether it is still there), `errors`, `transactions`, `rules`, `convert`, `agents`,
 `skills` (save, rename), `skill_trash` (to the trash and back), `revisions`, `folders`
-(a skill's Agent Skills folder: SKILL.md head, files), `skill_imports` (skill folders
+(a skill's Agent Skills folder: SKILL.md head, files), `frontmatter` (its SKILL.md's
+YAML edited as text), `skill_imports` (skill folders
 imported with a preview), `items` (tools, variables, scenarios), `workspaces` (load,
 export, import), `renames` (a tool or binding with what uses it), `log`, `publish`
 (published snapshots, what changed since), `snapshots` (a snapshot or the draft read as
@@ -74,6 +75,7 @@ from .folders import (
     published_folders,
     save_file,
 )
+from .frontmatter import frontmatter_text, save_frontmatter
 from .items import (
     create_scenario,
     create_tool,
@@ -160,6 +162,8 @@ from .workspaces import export_bundle, import_bundle, load_workspace
 __all__ = [
     "FolderFacts",
     "folder_facts",
+    "frontmatter_text",
+    "save_frontmatter",
     "heads",
     "ImportItem",
     "ImportPlan",

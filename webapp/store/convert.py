@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp import models
-from webapp.agentskills import exported_name
+from webapp.agentskills import exported_name, listing_facts
 from webapp.pipeline import Agent, HistoryEntry, Scenario, Skill, Tool, ToolResult, Variable
 
 
@@ -57,10 +57,17 @@ def skill_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
 
 def folder_fields(row: models.Skill | models.SkillRevision) -> dict[str, Any]:
     """The Agent Skills folder columns a skill row and its revisions share (`store.folders`)."""
-    return {"frontmatter": row.frontmatter, "crlf": row.crlf, "files": list(row.files)}
+    return {"frontmatter": row.frontmatter, "crlf": row.crlf, "line_ends": row.line_ends,
+            "files": list(row.files)}
 
 
 def exported_of(row: models.Skill | models.SkillRevision) -> str:
     """The `name` the SKILL.md of a skill in this state exports (`agentskills.exported_name`,
     a YAML round trip of its head): kept on the skill's row by every write."""
     return exported_name(skill_of(row), row.frontmatter or "")
+
+
+def listing_of(row: models.Skill | models.SkillRevision) -> dict[str, list[int]]:
+    """How each client lists the skill in this state (`agentskills.listing_facts`): kept on
+    the skill's row by every write, beside its exported name."""
+    return listing_facts(skill_of(row), row.frontmatter or "")

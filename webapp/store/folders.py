@@ -30,7 +30,7 @@ from webapp.pipeline import Skill, excerpt, load_bundle, parse_json
 
 from .activity import record
 from .agents import AgentRef, get_agent
-from .convert import folder_fields, skill_of
+from .convert import agent_of, folder_fields, skill_of
 from .errors import NotFound, ValidationError
 from .skills import get_skill, list_skills, save
 from .transactions import change
@@ -59,7 +59,7 @@ def folder_input(session: Session, agent: models.Agent, folder: SkillFolder) -> 
     """The folder columns of a write of `folder` (checked; its files' bytes stored)."""
     check_files(folder.files)
     store_blobs(session, agent, folder.files)
-    return {"frontmatter": folder.head, "crlf": folder.crlf,
+    return {"frontmatter": folder.head, "crlf": folder.crlf, "line_ends": folder.line_ends,
             "files": manifest_of(folder.files)}
 
 
@@ -97,7 +97,8 @@ def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> Ski
     else:
         agent_id, saved_at = row.skill.agent_id, row.saved_at
     return SkillFolder(skill_of(row), row.frontmatter, row.crlf,
-                       files_of(session, agent_id, row.files), saved_at=saved_at)
+                       files_of(session, agent_id, row.files), saved_at=saved_at,
+                       line_ends=row.line_ends)
 
 
 def export_folders(session: Session, agent: AgentRef) -> list[SkillFolder]:
@@ -172,22 +173,33 @@ def exported_names(session: Session, agent: AgentRef, *, besides: str | None = N
 @dataclass(frozen=True)
 class FolderFacts:
     """What the lint of a skill's folder reads besides the skill (`agentskills.lint_skill`):
-    its SKILL.md's head, its files' paths, its agent's target clients, and the name each
-    other live skill of the agent exports (name -> d_tag)."""
+    its SKILL.md's head, its files' paths, its agent's target clients, the name each
+    other live skill of the agent exports (name -> d_tag), and for the catalogue's budget
+    each live skill's listing in adoption order (`(d_tag, listing)`, None for this skill's:
+    the draft's is computed) and the agent's context window."""
 
     head: str
     paths: tuple[str, ...]
     clients: tuple[str, ...]
     others: dict[str, str]
+    listings: tuple[tuple[str, dict[str, Any] | None], ...] = ()
+    window: int = 0
 
 
 def folder_facts(session: Session, agent: AgentRef, d_tag: str) -> FolderFacts:
-    """The `FolderFacts` of a live skill."""
+    """The `FolderFacts` of a live skill: two columns of each other skill read, no head."""
     agent_row = get_agent(session, agent)
     row = get_skill(session, agent_row, d_tag)
+    query = (select(models.Skill.d_tag, models.Skill.exported_name, models.Skill.listing)
+             .where(models.Skill.agent_id == agent_row.id, models.Skill.deleted_at.is_(None))
+             .order_by(models.Skill.position, models.Skill.id))
+    skills = session.execute(query).all()
+    others = {name: tag for tag, name, _ in skills if tag != row.d_tag}
+    listings = tuple((tag, None if tag == row.d_tag else listing)
+                     for tag, _, listing in skills)
     return FolderFacts(row.frontmatter, tuple(e["path"] for e in row.files),
-                       tuple(agent_row.skill_clients),
-                       exported_names(session, agent_row, besides=row.d_tag))
+                       tuple(agent_row.skill_clients), others, listings,
+                       agent_of(agent_row).window)
 
 
 def heads(session: Session, agent: AgentRef) -> list[tuple[Skill, str]]:
@@ -214,5 +226,5 @@ def published_folders(session: Session, snapshot: models.PublishedSnapshot) -> l
         else:
             folders.append(SkillFolder(skill, row.frontmatter, row.crlf,
                                        files_of(session, snapshot.agent_id, row.files),
-                                       saved_at=row.saved_at))
+                                       saved_at=row.saved_at, line_ends=row.line_ends))
     return folders

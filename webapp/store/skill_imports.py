@@ -164,7 +164,8 @@ def _item(session: Session, agent: models.Agent | None, folder: SkillFolder) -> 
 
 def _export(folder: SkillFolder) -> tuple[bytes, list]:
     """What the folder exports as: the same bytes mean the same folder."""
-    return encode_skill_md(folder.skill, folder.head, folder.crlf), manifest_of(folder.files)
+    return (encode_skill_md(folder.skill, folder.head, folder.crlf, folder.line_ends),
+            manifest_of(folder.files))
 
 
 def _token(agent: str, items: Sequence[ImportItem]) -> str:

@@ -25,7 +25,7 @@ from . import rules
 from .activity import names, record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
-from .convert import exported_of, folder_fields, skill_fields, skill_of
+from .convert import exported_of, folder_fields, listing_of, skill_fields, skill_of
 from .errors import AlreadyExists, Conflict, InUse, NotFound, ValidationError
 from .transactions import change, insert, rows
 
@@ -155,7 +155,7 @@ def new_skill(session: Session, agent: models.Agent, fields: dict[str, Any], *,
     now = utcnow()
     row = models.Skill(agent_id=agent.id, position=position, version=1, created_at=now,
                        updated_at=now, **fields)
-    row.exported_name = exported_of(row)
+    row.exported_name, row.listing = exported_of(row), listing_of(row)
     insert(session, row, "d_tag", f"a skill {fields['d_tag']!r} already exists")
     session.add(models.SkillRevision(skill_id=row.id, version=1, saved_at=now, note=note,
                                      author=current_actor(), **fields))
@@ -183,7 +183,7 @@ def write_skill(session: Session, row: models.Skill, expected_version: int,
     revision = models.SkillRevision(skill_id=row.id, version=expected_version + 1,
                                     saved_at=now, note=note, author=current_actor(), **state)
     values = {**fields, "version": expected_version + 1, "updated_at": now,
-              "exported_name": exported_of(revision)}
+              "exported_name": exported_of(revision), "listing": listing_of(revision)}
     if restore:
         values["deleted_at"] = None
     result = session.execute(update(models.Skill).where(*condition).values(**values)

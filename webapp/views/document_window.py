@@ -41,6 +41,10 @@ from .wording import counted
 
 #: A document up to this many lines is shown whole.
 WINDOW_LINES = 400
+#: A document of more characters than this is large whatever its lines (one megabyte on
+#: one line): its page renders the open panel alone, as a long document's does, since
+#: every other panel (diffs, Source, Pipeline, the log entry) holds it again.
+LARGE_CHARS = 200_000
 #: How many lines a fold loads when it is opened (at least one block), and the window of
 #: a document without the edited skill's lines.
 PAGE_LINES = 200
@@ -156,9 +160,12 @@ class DocumentWindow:
         self.d_tag = d_tag
         self.link = link
         self.opened = opened
-        #: Longer than `WINDOW_LINES`: the page shows the open tab alone (`editor`).
-        self.large = len(context.origins) > WINDOW_LINES
-        self.whole = (whole and len(context.origins) <= WHOLE_LINES) or not self.large
+        #: Longer than `WINDOW_LINES`: the document is windowed.
+        self.windowed = len(context.origins) > WINDOW_LINES
+        #: Windowed, or longer than `LARGE_CHARS`: the page shows the open panel alone
+        #: (`editor`, `agent_preview`).
+        self.large = self.windowed or len(context.document) > LARGE_CHARS
+        self.whole = (whole and len(context.origins) <= WHOLE_LINES) or not self.windowed
 
     def rendered(self, cards: Sequence[T]) -> list[tuple[T, list[Part] | None]]:
         """Each message's card (`cards`, in the messages' order) with its parts: runs of

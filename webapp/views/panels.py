@@ -53,6 +53,15 @@ for _panel in PANELS:
     TABS[_panel.tab] += (_panel.name,)
 
 
+def asked_panel(data: Any) -> Any:
+    """The `shown` field of a request's data: the last that names something. A page
+    without JavaScript posts the form's empty field and, after it, the value of the
+    "Show this panel" button that was pressed (`lazy` in `_macros.html`)."""
+    values = data.getlist("shown") if hasattr(data, "getlist") else [data.get("shown")]
+    named = [value for value in values if value]
+    return named[-1] if named else data.get("shown")
+
+
 def shown_panels(value: Any) -> frozenset[str] | None:
     """The panels and tabs a live preview asks for (its `shown` field), or None for all of
     them (no field, or one that names no panel: a page without JavaScript shows every

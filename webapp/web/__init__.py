@@ -29,6 +29,7 @@ from . import (
     compression,
     editor,
     forms,
+    frontmatter,
     help,
     history,
     items,
@@ -51,7 +52,7 @@ from . import (
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, snapshots.bp,
               api.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp, skill_files.bp,
-              catalogue.bp)
+              catalogue.bp, frontmatter.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

@@ -30,7 +30,7 @@ from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, assemble, resolvable_names, whole_number
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
-from webapp.views.panels import LARGE_PAGE, shown_panels
+from webapp.views.panels import LARGE_PAGE, asked_panel, shown_panels
 from webapp.views.pipeline_steps import editor_pipeline
 from webapp.views.preview import (
     Choice,
@@ -374,17 +374,19 @@ def editor_response(agent: str, version: int, draft: Skill, data: Any, *,
     # The preview keeps the saved d_tag: a rename takes effect when it is saved.
     shown = draft if draft.d_tag == current else dataclasses.replace(draft, d_tag=current)
     # The open panel alone (`shown`, which app.js keeps to the open tab); the rest come
-    # as placeholders, filled when their tab is opened. A page of a large document shows
-    # the Document's rendered view alone. A draft posted without the field (no
-    # JavaScript) shows every panel and its whole document: no link could load a part
-    # of a draft again. (A field naming no panel shows every panel, windowed.)
-    g.shown_panels = asked = shown_panels(data.get("shown"))
+    # as placeholders, filled when their tab is opened. A request naming no panel shows
+    # every panel, unless the document is large (`DocumentWindow.large`: long, or
+    # heavy): then the Document's rendered view alone, each other panel a placeholder
+    # whose "Show this panel" button (no JavaScript) posts the draft again for it. A
+    # draft posted without the field shows its whole document: no link could load a
+    # part of a draft again. (A field naming no panel shows it windowed.)
+    g.shown_panels = asked = shown_panels(asked_panel(data))
     # The folds the author opened stay open (`opened`, which app.js keeps).
     context = editor_context(agent, version, shown, workspace, choice, current, fragment,
                              filter_query(data),
                              whole=data.get("shown") is None and request.method != "GET",
                              opened=parse_opened(data.get("opened")))
-    if asked is None and request.method == "GET" and context["preview"].window.large:
+    if asked is None and context["preview"].window.large:
         g.shown_panels = LARGE_PAGE
     # A save sent back (errors) keeps the note typed for it.
     note = data.get("note") if request.method == "POST" else None

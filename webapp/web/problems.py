@@ -20,7 +20,10 @@ def wanted() -> bool:
 
 
 def problem(code: int, detail: str, headers: dict[str, str] | None = None) -> Response:
-    """A problem answer (`api_schema.Problem`), titled with the status's name."""
+    """A problem answer (`api_schema.Problem`), titled with the status's name. A detail
+    that quotes what was sent may hold a lone surrogate (a JSON `"\\udfff"`), which UTF-8
+    cannot carry: it is written as its escape."""
+    detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
     body = Problem(title=HTTP_STATUS_CODES.get(code, "Error"), status=code, detail=detail)
     response = Response(body.model_dump_json(), code, mimetype=PROBLEM_TYPE)
     response.headers.update(headers or {})
