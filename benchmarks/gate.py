@@ -341,6 +341,34 @@ def published_assembly(bench: Bench, agent: str) -> Callable[[int], None]:
     return floor
 
 
+#: What an MCP client sends with each request (Streamable HTTP, the handshake era).
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": "2025-11-25"}
+
+
+def mcp_call(bench: Bench, agent: str, method: str, params: Callable[[int], dict]
+             ) -> Callable[[int], None]:
+    """One MCP request to the agent's Streamable HTTP endpoint (stateless: no session)."""
+    path = f"/api/v1/agents/{agent}/mcp"
+    headers = {"Authorization": f"Bearer {bench.token}", **MCP_HEADERS}
+
+    def post(run: int) -> None:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params(run)})
+        response = bench.client.post(path, data=body, headers=headers)
+        if response.status_code != 200 or "error" in response.get_json():
+            raise RuntimeError(f"MCP {method} answered {response.get_data(as_text=True)[:200]}")
+    return post
+
+
+def published_skills(bench: Bench, agent: str) -> Callable[[int], None]:
+    """The read of the published snapshot's skill folders (what `resources/read` serves)."""
+    def floor(_: int) -> None:
+        with bench.app.app_context():
+            session = db.get_session()
+            store.published_folders(session, store.labelled_snapshot(session, agent))
+    return floor
+
+
 @contextmanager
 def counting(bench: Bench) -> Iterator[dict[str, int]]:
     """Count YAML parses and dumps and SQL statements while the block runs."""
@@ -415,6 +443,14 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
               published_assembly(bench, agent), "assemble", 5.0),
         Timed("api: a skill's file by path, production", skill_file(bench, agent),
               indexed_read(bench, agent), "indexed read", 12.0),
+        Timed(f"mcp: prompts/get a turn, {small} skills",
+              mcp_call(bench, agent, "prompts/get", lambda run: {
+                  "name": SCENARIO, "arguments": {"message": f"hello {run}"}}),
+              published_assembly(bench, agent), "assemble", 6.0),
+        Timed(f"mcp: resources/read a SKILL.md, {small} skills",
+              mcp_call(bench, agent, "resources/read",
+                       lambda run: {"uri": "skill://skill-0/SKILL.md"}),
+              published_skills(bench, agent), "read the published folders", 3.0),
     ]
     for size in sizes:
         request = keystroke(bench, size, "document:rendered")

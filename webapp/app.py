@@ -16,6 +16,7 @@ from flask import Flask
 
 from . import db, web
 from .paths import STATIC, TEMPLATES
+from .views.preview import MODEL_DEFAULTS
 
 #: Largest request body accepted (skills are text; a megabyte is a long book chapter).
 MAX_CONTENT_LENGTH = 1024 * 1024
@@ -35,9 +36,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         IMPORT_MAX_CONTENT_LENGTH=IMPORT_MAX_CONTENT_LENGTH,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        OPENAI_MODEL="gpt-4o",
-        ANTHROPIC_MODEL="claude-sonnet-4-5",
-        ANTHROPIC_MAX_TOKENS=1024,
+        **MODEL_DEFAULTS,
     )
     if os.environ.get("DATABASE_URL"):
         app.config["DATABASE_URL"] = os.environ["DATABASE_URL"]

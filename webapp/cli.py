@@ -207,6 +207,7 @@ def _register_store_commands() -> None:
     from webapp.apikeycli import api_key_group
     from webapp.dbcli import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
     from webapp.hookcli import webhook_group, worker_cmd
+    from webapp.mcp_server.cli import mcp_cmd
     from webapp.nostrcli import nostr_group
     from webapp.skillscli import skills_group
     from webapp.testcli import test_cmd
@@ -224,6 +225,7 @@ def _register_store_commands() -> None:
     main.add_command(test_cmd, "test")
     main.add_command(nostr_group, "nostr")
     main.add_command(skills_group, "skills")
+    main.add_command(mcp_cmd, "mcp")
 
 
 _register_store_commands()

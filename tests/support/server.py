@@ -20,3 +20,43 @@ def serve(app) -> Iterator[str]:
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+
+
+def serve_gunicorn(database_url: str, *, workers: int = 2) -> Iterator[str]:
+    """The app under gunicorn, as production runs it (sync workers), on a free port of
+    127.0.0.1; yields its URL once it answers, then stops it."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from .waiting import wait_until
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    gunicorn = Path(sys.executable).parent / "gunicorn"
+    env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": "test",
+           "SKILL_EDITOR_SEED_DEMO": "false"}
+    process = subprocess.Popen([str(gunicorn), "-w", str(workers), "-b", f"127.0.0.1:{port}",
+                                "webapp.app:create_app()"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"gunicorn exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/openapi.json", timeout=5):
+                return True
+        except OSError:
+            return False
+
+    try:
+        wait_until(answers, "gunicorn to answer")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

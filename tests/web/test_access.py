@@ -46,6 +46,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("api.blob", "GET"): API_KEY,
     ("api.assemble", "POST"): API_KEY,
     ("api.log", "POST"): API_KEY,
+    ("api.mcp", "GET"): API_KEY,
+    ("api.mcp", "POST"): API_KEY,
     ("editor.approve_test", "POST"): AUTHOR,
     ("help.tests", "GET"): VIEWER,
     ("help.context", "GET"): VIEWER,

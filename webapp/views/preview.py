@@ -143,6 +143,12 @@ class Preview:
         return own
 
 
+#: The model names an app writes into request bodies unless its config names others (the
+#: app's config defaults; `skill-editor mcp`, which runs without an app, uses them as they are).
+MODEL_DEFAULTS: dict[str, Any] = {"OPENAI_MODEL": "gpt-4o", "ANTHROPIC_MODEL": "claude-sonnet-4-5",
+                                  "ANTHROPIC_MAX_TOKENS": 1024}
+
+
 def preview_models(config: Mapping[str, Any]) -> Models:
     """The model names an app's `config` says to write into the request bodies."""
     return Models(openai=config["OPENAI_MODEL"], anthropic=config["ANTHROPIC_MODEL"],

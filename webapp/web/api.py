@@ -5,11 +5,15 @@ No session, no cookie, no CSRF token: the key is the credential (`access.API_KEY
 these routes through to `api_key`, and `security.takes_api_key` skips the CSRF check).
 Every error is `application/problem+json` with a `detail`. The request and answer models
 are `api_schema`'s, the OpenAPI document is made from them (`openapi`), and a turn is
-assembled by `api_turn` with the editor's pipeline (docs/api.md).
+assembled by `api_turn` with the editor's pipeline (docs/api.md). The agent's MCP server
+over Streamable HTTP is routed here too (`mcp`, docs/mcp.md); `mcp_server.server` is
+imported as a module because it reads `api_schema` and `api_turn` back from this package
+(when `skill-editor mcp` imports it first, it is still loading when this module runs).
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, json, request, url_for
@@ -20,7 +24,10 @@ from werkzeug.exceptions import HTTPException
 
 from webapp import models, store
 from webapp.db import get_session
+from webapp.mcp_server import http as mcp_http
+from webapp.mcp_server import server as mcp_server  # a module: see the docstring
 from webapp.pipeline import Workspace, dumps_json, excerpt
+from webapp.store.labels import PRODUCTION
 from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
 
@@ -87,10 +94,12 @@ def refused(exc: ApiError) -> Response:
     return problem(exc.code or 400, exc.description or "", exc.extra)
 
 
-def api_key(agent: str, scope: str, label: str | None = None) -> store.api_keys.Grant:
+def api_key(agent: str, scope: str | tuple[str, ...], label: str | None = None
+            ) -> store.api_keys.Grant:
     """What the request's key may do with `agent` (and where `label` points), in one read:
     401 without a valid key, 429 when this address failed too often, 404 for an agent the
-    key may not see (as for one that does not exist), 403 for a scope the key lacks."""
+    key may not see (as for one that does not exist), 403 for a scope the key lacks (for
+    several, one of them)."""
     kind, _, token = request.headers.get("Authorization", "").partition(" ")
     try:
         grant = store.api_keys.authenticate(
@@ -103,8 +112,9 @@ def api_key(agent: str, scope: str, label: str | None = None) -> store.api_keys.
                        {"WWW-Authenticate": 'Bearer realm="skill-editor"'}) from None
     except store.NotFound:
         raise ApiError(404, f"There is no agent {excerpt(agent)}.") from None
-    if scope not in grant.scopes:
-        raise ApiError(403, f"this key lacks the {scope!r} scope")
+    wanted = (scope,) if isinstance(scope, str) else scope
+    if not set(wanted) & set(grant.scopes):
+        raise ApiError(403, f"this key lacks the {' or '.join(map(repr, wanted))} scope")
     return grant
 
 
@@ -325,6 +335,36 @@ def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, in
     found = resolved(grant, ref)
     return (snapshot_workspace(found.digest, lambda: store.snapshot_bundle(session, found)),
             found.number, found.digest)
+
+
+@bp.route("/agents/<agent>/mcp", methods=["GET", "POST", "DELETE"])
+@takes_api_key
+@requires(API_KEY)
+def mcp(agent: str) -> Response:
+    """The agent's MCP server over Streamable HTTP, stateless with JSON answers: the
+    skills of the snapshot `?label=` gives (`read`), its scenarios as prompts (`assemble`);
+    docs/mcp.md."""
+    label = request.args.get("label", PRODUCTION)
+    grant = api_key(agent, ("read", "assemble"), label_of(label))
+    if request.method != "POST":  # stateless: no stream to GET, no session to DELETE
+        return Response(status=405, headers={"Allow": "POST"})
+    try:
+        body = json.loads(request.get_data(cache=True) or b"null")
+    except ValueError:
+        body = None  # the SDK answers a parse error
+    lacking = [s for s in mcp_http.scopes_for(body) if s not in grant.scopes]
+    if lacking:
+        raise ApiError(403, f"this key lacks the {lacking[0]!r} scope")
+    resolved(grant, label)  # a label that points nowhere is a 404, as the API answers
+    session = get_session()
+    server = mcp_server.build_server(mcp_server.Published(
+        agent, label, lambda: nullcontext(session), preview_models(current_app.config)),
+        grant.scopes)
+    got = mcp_http.answer(server, request.method, request.path, request.query_string,
+                          request.headers.items(), request.get_data(cache=True),
+                          current_app.config["MAX_CONTENT_LENGTH"])
+    headers = [(k, v) for k, v in got.headers if k.lower() != "content-length"]
+    return Response(bytes(got.body), got.status, headers=headers)
 
 
 @bp.get("/openapi.json")

@@ -1,0 +1,122 @@
+"""A connected stdio session is told when its label names another snapshot: a new one
+published to it, or the label moved back (the rollback), and then lists what it names."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+
+import anyio
+import pytest
+from mcp import Client, MCPError, types
+
+from tests.support.mcp import stdio, stdio_client
+from webapp import db, store
+
+
+def publish_edit(database_url: str) -> None:
+    """Docs' `pdf` edited and published as #2, which `production` then names."""
+    with db.session_scope(database_url) as session:
+        pdf = store.get_skill(session, "Docs", "pdf")
+        store.save_skill(session, "Docs", "pdf", expected_version=pdf.version,
+                         content=pdf.content + "\nLive.\n")
+        store.publish(session, "Docs", "second", 1)
+
+
+def move_back(database_url: str) -> None:
+    with db.session_scope(database_url) as session:
+        store.move_label(session, "Docs", "production", 1)
+
+
+def test_list_changed_after_a_publish_and_a_label_move(published_url):
+    changed: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message) -> None:
+        nonlocal arrived
+        if isinstance(message, (types.ResourceListChangedNotification,
+                                types.PromptListChangedNotification)):
+            changed.append(message.method)
+            if len(changed) % 2 == 0:
+                arrived.set()
+
+    async def session():
+        nonlocal arrived
+        texts = []
+        async with stdio_client(published_url, "Docs", "--poll", "0.1",
+                                message_handler=on_message) as client:
+            for change in (publish_edit, move_back):
+                arrived = anyio.Event()
+                change(published_url)
+                with anyio.fail_after(60):
+                    await arrived.wait()
+                read = await client.read_resource("skill://pdf/SKILL.md")
+                texts.append(read.contents[0].text)
+        return texts
+
+    after_publish, after_move = anyio.run(session)
+    assert changed == ["notifications/resources/list_changed",
+                       "notifications/prompts/list_changed"] * 2
+    assert after_publish.endswith("\nLive.\n") and not after_move.endswith("\nLive.\n")
+
+
+def test_a_2026_client_is_told_on_its_listen_stream(published_url):
+    """The 2026-07-28 protocol has no `initialized` and no standing stream: a client opens
+    `subscriptions/listen`, and the label's move arrives on it."""
+    async def session():
+        async with Client(stdio(published_url, "Docs", "--poll", "0.1"), mode="auto") as client:
+            assert client.protocol_version == "2026-07-28"
+            assert client.server_capabilities.resources.list_changed
+            async with client.listen(resources_list_changed=True,
+                                     prompts_list_changed=True) as events:
+                publish_edit(published_url)
+                seen = []
+                with anyio.fail_after(60):
+                    async for event in events:
+                        seen.append(type(event).__name__)
+                        if len(seen) == 2:
+                            break
+            read = await client.read_resource("skill://pdf/SKILL.md")
+            return seen, read.contents[0].text
+
+    seen, text = anyio.run(session)
+    assert seen == ["ResourcesListChanged", "PromptsListChanged"]
+    assert text.endswith("\nLive.\n")
+
+
+def test_listen_streams_are_bounded(published_url):
+    """A session holds at most 8 listen streams; the 9th is refused, the others stay."""
+    async def session():
+        async with Client(stdio(published_url, "Docs"), mode="auto") as client, \
+                AsyncExitStack() as streams:
+            for _ in range(8):
+                await streams.enter_async_context(client.listen(resources_list_changed=True))
+            with pytest.raises(MCPError) as refused:
+                await streams.enter_async_context(client.listen(resources_list_changed=True))
+            return refused.value.message, len((await client.list_resources()).resources)
+
+    message, count = anyio.run(session)
+    assert "limit" in message and count > 10
+
+
+def test_an_agent_not_yet_published_is_served_once_it_is(published_url):
+    with db.session_scope(published_url) as session:
+        store.create_agent(session, "Fresh")
+        store.create_skill(session, "Fresh", "hello", content="Hello.\n", triggers=["dm"])
+    arrived = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.PromptListChangedNotification):
+            arrived.set()
+
+    async def session():
+        async with stdio_client(published_url, "Fresh", "--poll", "0.1",
+                                message_handler=on_message) as client:
+            before = (await client.list_resources()).resources
+            with db.session_scope(published_url) as opened:
+                store.publish(opened, "Fresh", "first", 0)
+            with anyio.fail_after(60):
+                await arrived.wait()
+            return before, [r.uri for r in (await client.list_resources()).resources]
+
+    before, after = anyio.run(session)
+    assert before == [] and after == ["skill://hello/SKILL.md"]

@@ -1,0 +1,44 @@
+"""Clients of the MCP servers for the tests: the SDK's own, over stdio and over
+Streamable HTTP, and the messages of a prompt read back as the API's."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+
+def stdio(database_url: str, agent: str, *extra: str) -> StdioServerParameters:
+    """`skill-editor mcp --agent AGENT` as a client launches it."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "webapp.cli", "mcp", "--agent", agent, "--database-url", database_url,
+              *extra])
+
+
+def stdio_client(database_url: str, agent: str, *extra: str, **options: Any) -> Client:
+    """The SDK's client of `skill-editor mcp`, with the handshake (a stateful session)."""
+    return Client(stdio(database_url, agent, *extra), mode="legacy", **options)
+
+
+def http_client(url: str, token: str | None, *, mode: str = "legacy") -> Client:
+    """The SDK's client of an agent's Streamable HTTP endpoint, sending `token`."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    # Patient: a loaded machine's first request to a fresh worker imports and migrates.
+    transport = streamable_http_client(url, http_client=httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(120)))
+    return Client(transport, mode=mode, cache=None)
+
+
+def api_messages(prompt: Any) -> list[dict[str, str]]:
+    """A prompt's messages as the API answers them: a `user` message whose content keeps
+    another role in its `_meta` (`skill-editor/role`) is that role's."""
+    found = []
+    for message in prompt.messages:
+        meta = message.content.meta or {}
+        found.append({"role": meta.get("skill-editor/role", message.role),
+                      "content": message.content.text})
+    return found
