@@ -164,7 +164,7 @@ def same_name(name: str, names: Iterable[str]) -> str | None:
 #: this table by a test (tests/store/test_rules.py), so a new sub-route is added here too.
 SKILL_SUB_ROUTES = ("preview", "enabled", "move", "log", "duplicate", "history",
                     "history/<id>", "history/<id>/restore", "delete", "restore", "export",
-                    "tests/approve", "files", "files/raw", "files/delete")
+                    "tests/approve", "files", "files/raw", "files/delete", "frontmatter")
 # `\d` as Werkzeug's number converter reads it (any Unicode digit).
 _SUB_ROUTE = re.compile("/(?:" + "|".join(
     re.escape(route).replace(re.escape("<id>"), r"\d+") for route in SKILL_SUB_ROUTES) + r")\Z")
