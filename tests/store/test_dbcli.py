@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from webapp import db, store
 from webapp.cli import main
-from webapp.dbcli import db_group, export_cmd, import_cmd
+from webapp.cli.database import db_group, export_cmd, import_cmd
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from webapp import db, store
 from webapp.app import create_app
-from webapp.dbcli import import_cmd
+from webapp.cli.database import import_cmd
 from webapp.store import rules
 
 # -- d_tags and the skill's sub-routes

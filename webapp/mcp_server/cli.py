@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from webapp.dbcli import database_url_option
+from webapp.cli.database import database_url_option
 from webapp.store.labels import PRODUCTION
 
 #: How often a stdio session reads its label again, in seconds (`--poll`).

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import click
 
-from . import db, nostr_sync, relays, store
-from .dbcli import act_as, database_url_option
-from .nostr import NostrKeyError, address, new_keys, npub, secret_keys, sign
-from .snapshotcli import snapshot_options, snapshot_ref
-from .store.nostr import NostrSettings, read_settings
+from webapp import db, nostr_sync, relays, store
+from webapp.nostr import NostrKeyError, address, new_keys, npub, secret_keys, sign
+from webapp.store.nostr import NostrSettings, read_settings
+
+from .database import act_as, database_url_option
+from .snapshots import snapshot_options, snapshot_ref
 
 agent_option = click.option("--agent", "agent_name", metavar="NAME", required=True,
                             help="The agent.")

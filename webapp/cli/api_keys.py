@@ -11,8 +11,9 @@ from datetime import datetime
 
 import click
 
-from . import db, store
-from .dbcli import act_as, database_url_option
+from webapp import db, store
+
+from .database import act_as, database_url_option
 
 
 @click.group("api-key")

@@ -9,6 +9,7 @@ import sys
 import click
 
 from webapp.budget import budget_of, budget_problem
+from webapp.cli.snapshots import snapshot_options, snapshot_ref
 from webapp.pipeline import (
     SEVERITIES,
     BundleError,
@@ -21,7 +22,6 @@ from webapp.pipeline import (
     load_bundle,
     loads_json,
 )
-from webapp.snapshotcli import snapshot_options, snapshot_ref
 from webapp.views.wording import counted
 
 FORMATS = ("markdown", "messages", "json", "log")
@@ -35,7 +35,7 @@ def _fail(message: str) -> None:
 def _load(bundle: str | None, agent: str | None, database_url: str | None,
           ref: str | None = None) -> tuple[Workspace, str]:
     """The workspace from a bundle file or from the database (the draft, or the snapshot
-    `ref` gives: `snapshotcli.snapshot_ref`), and what it is: `draft`, `published N` (a
+    `ref` gives: `cli.snapshots.snapshot_ref`), and what it is: `draft`, `published N` (a
     context-log entry's source) or `bundle`; exits 1 with every problem."""
     if bool(bundle) == bool(agent):
         _fail("give either --bundle FILE or --agent NAME")
@@ -64,7 +64,7 @@ def _load(bundle: str | None, agent: str | None, database_url: str | None,
 def _log(agent: str, database_url: str | None, context: Context, source: str) -> None:
     """Append `context` to the agent's context log, saying what it was assembled from."""
     from webapp import db, store
-    from webapp.dbcli import act_as
+    from webapp.cli.database import act_as
 
     with db.session_scope(database_url) as session:
         act_as(session)
@@ -204,14 +204,14 @@ def serve(host: str, port: int) -> None:
 
 
 def _register_store_commands() -> None:
-    from webapp.apikeycli import api_key_group
-    from webapp.dbcli import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
-    from webapp.hookcli import webhook_group, worker_cmd
+    from webapp.cli.api_keys import api_key_group
+    from webapp.cli.database import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
+    from webapp.cli.nostr import nostr_group
+    from webapp.cli.skills import skills_group
+    from webapp.cli.testing import test_cmd
+    from webapp.cli.users import user_group
+    from webapp.cli.webhooks import webhook_group, worker_cmd
     from webapp.mcp_server.cli import mcp_cmd
-    from webapp.nostrcli import nostr_group
-    from webapp.skillscli import skills_group
-    from webapp.testcli import test_cmd
-    from webapp.usercli import user_group
 
     main.add_command(db_group, "db")
     main.add_command(user_group, "user")

@@ -20,10 +20,11 @@ from typing import NoReturn
 import click
 from sqlalchemy.orm import Session
 
-from . import db, store
-from .pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
-from .snapshotcli import snapshot_options, snapshot_ref
-from .views.wording import counted
+from webapp import db, store
+from webapp.pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
+from webapp.views.wording import counted
+
+from .snapshots import snapshot_options, snapshot_ref
 
 database_url_option = click.option(
     "--database-url", envvar="DATABASE_URL", metavar="URL",

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import click
 
-from . import context_tests, db, store
-from .dbcli import act_as, database_url_option
-from .pipeline import BundleError, TestResult, Workspace, assemble, bundle_text, dump_bundle
-from .pipeline import load_bundle as read_bundle
+from webapp import context_tests, db, store
+from webapp.pipeline import BundleError, TestResult, Workspace, assemble, bundle_text, dump_bundle
+from webapp.pipeline import load_bundle as read_bundle
+
+from .database import act_as, database_url_option
 
 
 @click.command("test")

@@ -22,9 +22,10 @@ from typing import NoReturn
 
 import click
 
-from . import agentskills, db, store
-from .dbcli import act_as, database_url_option
-from .views.skill_imports import ImportRow, import_rows
+from webapp import agentskills, db, store
+from webapp.views.skill_imports import ImportRow, import_rows
+
+from .database import act_as, database_url_option
 
 
 @click.group("skills")

@@ -12,8 +12,9 @@ from datetime import datetime
 
 import click
 
-from . import db, store
-from .dbcli import act_as, database_url_option
+from webapp import db, store
+
+from .database import act_as, database_url_option
 
 agent_option = click.option("--agent", "agent_name", metavar="NAME", required=True,
                             help="The agent whose webhooks these are.")
@@ -132,7 +133,7 @@ def redeliver_cmd(message: str, agent_name: str | None, database_url: str | None
 @database_url_option
 def worker_cmd(once: bool, database_url: str | None) -> None:
     """Deliver the webhooks' messages (until stopped; `serve` runs one too)."""
-    from .delivery import run
+    from webapp.delivery import run
 
     tried = run(database_url, threading.Event(), once=once)
     click.echo(f"{tried} {'try' if tried == 1 else 'tries'}", err=True)

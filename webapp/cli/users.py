@@ -17,8 +17,9 @@ from typing import NoReturn, TypeVar
 import click
 from sqlalchemy.orm import Session
 
-from . import db, models, store
-from .dbcli import database_url_option
+from webapp import db, models, store
+
+from .database import database_url_option
 
 Value = TypeVar("Value", str, bool)
 
