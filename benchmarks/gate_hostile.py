@@ -20,7 +20,8 @@ import tracemalloc
 import zipfile
 from collections.abc import Callable
 
-from webapp import db, relays, store
+from webapp import db, store
+from webapp.outbound import relays
 from webapp.pipeline.patterns import pattern_problem
 
 LINE_CHARS = 200_000

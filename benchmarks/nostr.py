@@ -14,8 +14,8 @@ import time
 import nostr_sdk
 
 from tests.support.relay import local_relay
-from webapp import nostr_sync, relays
 from webapp.nostr import Address, Kinds, agent_events, read_agent, sign
+from webapp.outbound import nostr_sync, relays
 
 from .pipeline import Row, median_ms
 from .workspaces import scale_workspace

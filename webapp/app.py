@@ -81,7 +81,7 @@ class RefusedAddress(Exception):
 
 def serve(host: str = "127.0.0.1", port: int = 5000, *, debug: bool = False) -> None:
     """Create the app (upgrading and seeding the database) and serve it with werkzeug, with
-    a webhook worker in a thread (`webapp.delivery`);
+    a webhook worker in a thread (`webapp.outbound.delivery`);
     raises `RefusedAddress` for an address other than loopback while no account exists."""
     from werkzeug.serving import run_simple
 
@@ -94,7 +94,7 @@ def serve(host: str = "127.0.0.1", port: int = 5000, *, debug: bool = False) -> 
                     "single-user tool for this machine (127.0.0.1, localhost). Create the "
                     "first account with `skill-editor user add NAME --role admin`, then "
                     "serve it on other addresses.")
-    from webapp.delivery import start_thread
+    from webapp.outbound.delivery import start_thread
 
     stop_worker = start_thread(app.config["DATABASE_URL"])
     try:

@@ -136,7 +136,7 @@ def test_a_webhook_of_another_agent_or_a_bad_signature_keeps_the_cache(client):
 
 
 def signed(payload: str, msg_id: str) -> dict[str, str]:
-    """The headers the server's delivery sends with `payload` (`webapp.delivery`)."""
+    """The headers the server's delivery sends with `payload` (`webapp.outbound.delivery`)."""
     now = datetime.now(UTC)
     return {"webhook-id": msg_id, "webhook-timestamp": str(int(now.timestamp())),
             "webhook-signature": Webhook(SECRET).sign(msg_id, now, payload)}

@@ -15,10 +15,10 @@ from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook
 
 from tests.support.receiver import receiver, trickling_receiver
-from webapp import api_models, delivery, store
+from webapp import api_models, store
 from webapp.cli import main
 from webapp.models import utcnow
-from webapp.outbound import ALLOW_PRIVATE
+from webapp.outbound import ALLOW_PRIVATE, delivery
 from webapp.store.webhooks import RETRIES, url_problem
 from webapp.web.api_schema import WEBHOOK_EVENTS, SnapshotInfo
 

@@ -9,8 +9,7 @@ from standardwebhooks.webhooks import Webhook
 
 from tests.support.receiver import receiver
 from tests.support.waiting import wait_until
-from webapp import delivery
-from webapp.outbound import ALLOW_PRIVATE
+from webapp.outbound import ALLOW_PRIVATE, delivery
 
 pytestmark = pytest.mark.browser
 

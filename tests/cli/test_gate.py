@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import gate, gate_hostile
-from webapp import relays
+from webapp.outbound import relays
 
 #: `webapp.web.editor`, where the keystroke's route calls `build_preview`.
 editor = importlib.import_module("webapp.web.editor")

@@ -8,8 +8,7 @@ import socket
 
 import pytest
 
-from webapp import delivery, relays
-from webapp.outbound import ALLOW_PRIVATE, address_problem
+from webapp.outbound import ALLOW_PRIVATE, address_problem, delivery, relays
 from webapp.store.nostr import relay_url_problem
 from webapp.store.webhooks import url_problem
 

@@ -14,8 +14,9 @@ import nostr_sdk
 import pytest
 
 from tests.support.relay import Script, local_relay, scripted_relay
-from webapp import nostr_sync, relays, store
+from webapp import store
 from webapp.nostr import Address, Kinds, agent_events, read_agent, sign
+from webapp.outbound import nostr_sync, relays
 from webapp.pipeline import Agent, Skill, Workspace, assemble, dump_bundle, load_bundle
 from webapp.store.nostr import CHANGED, DROPPED, UNCHANGED, NostrSettings
 

@@ -133,7 +133,7 @@ def redeliver_cmd(message: str, agent_name: str | None, database_url: str | None
 @database_url_option
 def worker_cmd(once: bool, database_url: str | None) -> None:
     """Deliver the webhooks' messages (until stopped; `serve` runs one too)."""
-    from webapp.delivery import run
+    from webapp.outbound.delivery import run
 
     tried = run(database_url, threading.Event(), once=once)
     click.echo(f"{tried} {'try' if tried == 1 else 'tries'}", err=True)

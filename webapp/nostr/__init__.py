@@ -1,5 +1,5 @@
 """Skills as Nostr events: keys and signatures (`keys`), and an agent written as events
-and read back from them (`events`). No I/O: the relays are `webapp.relays`'s."""
+and read back from them (`events`). No I/O: the relays are `webapp.outbound.relays`'s."""
 
 from .events import (
     DISABLED,

@@ -3,7 +3,7 @@
 An event is written to the outbox (`WebhookMessage`, one row per subscribed webhook) in
 the transaction of the change it tells of (`enqueue`, called by `publish` and
 `labels.point_at`): a publish never loses its event, and one rolled back sends nothing.
-A worker (`webapp.delivery`) takes due messages with `claim`, posts them and writes each
+A worker (`webapp.outbound.delivery`) takes due messages with `claim`, posts them and writes each
 try with `record_try`: delivered on a 2xx, else tried again after each of `RETRIES`, then
 failed for good. `claim` locks the rows it takes with `FOR UPDATE SKIP LOCKED` on
 PostgreSQL (SQLite has one writer at a time) and pushes their `due_at` past a try's

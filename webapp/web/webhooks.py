@@ -3,7 +3,7 @@ once on the answer to the form, never flashed), and each webhook's delivery log 
 **Send test event**, **Redeliver**, **Pause**/**Resume** and **Remove**.
 
 The rules are `store.webhooks`'s, as for `skill-editor webhook`; a worker delivers what
-is queued here (`webapp.delivery`: the thread `serve` starts, or `skill-editor worker`).
+is queued here (`webapp.outbound.delivery`: the thread `serve` starts, or `skill-editor worker`).
 """
 
 from __future__ import annotations

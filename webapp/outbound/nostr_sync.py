@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp import relays, store
+from webapp import store
 from webapp.nostr import (
     MAX_ADOPTED,
     Address,
@@ -33,6 +33,8 @@ from webapp.nostr import (
 from webapp.pipeline import loads_json, whole_number
 from webapp.store.agents import find_agent
 from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
+
+from . import relays
 
 #: The most events a file of events may hold (the list, settings, and its skills).
 MAX_FILE_EVENTS = 2 * MAX_ADOPTED + 10
