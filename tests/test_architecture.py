@@ -429,3 +429,17 @@ def test_tests_wait_for_conditions_not_for_time():
                 if name in SLEEPS:
                     offenders.append(f"{path.relative_to(TESTS)}:{node.lineno} {name}")
     assert offenders == []
+
+
+#: The modules directly in `webapp/`: the app factory, the database and the schema, and
+#: those still waiting for a package of their subject (context tests, the context window,
+#: the deadline pool, the token counter, a cache, the instance's paths). A new module goes
+#: into a package; one that moves out is struck from this list.
+LOOSE_MODULES = {"__init__", "app", "db", "models", "api_models", "skill_columns",
+                 "context_tests", "budget", "bounded", "tokens", "lru", "paths"}
+
+
+def test_no_new_module_lies_loose_in_webapp():
+    loose = {path.stem for path in PACKAGE.glob("*.py")}
+    assert loose <= LOOSE_MODULES, f"give these a package: {sorted(loose - LOOSE_MODULES)}"
+    assert {"cli", "dbcli", "delivery", "relays", "nostr_sync"}.isdisjoint(loose)
