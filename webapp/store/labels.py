@@ -7,13 +7,16 @@ account's role is checked here, so the web, the CLI's `--as` and any later path 
 the same rule. Each move is an activity row (`label.move`) and a `label.moved` event for
 the agent's webhooks, in the same transaction.
 
-A reference to a snapshot (`resolve`) is a number, `latest`, or a label's name; a label
-name is never all digits and never `latest` or `draft`, so a reference means one thing.
+A reference to a snapshot is a number, `latest`, a label's name or `draft` (the
+workspace as it is now, where a path accepts it); a label name is never all digits and
+never `latest` or `draft`, so a reference means one thing. `reference` reads it, once,
+for every path: `publish.resolve`, the runtime API, Compare and the log.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -27,6 +30,7 @@ from .activity import record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
 from .errors import ValidationError
+from .log import DRAFT
 from .transactions import rows
 from .webhooks import enqueue, moved_data
 
@@ -34,11 +38,36 @@ PRODUCTION = "production"
 #: The role that may move `PRODUCTION` (any label may be moved by an author).
 REVIEWER = "reviewer"
 #: Words a reference gives another meaning: no label may be named so.
-RESERVED = ("latest", "draft")
+RESERVED = ("latest", DRAFT)
 #: How the detail of a `label.move` activity row starts: `to #3 (was #2)`.
 MOVED_TO = "to #"
 #: Lower-case letters, digits, `.`, `_`, `-`; starting with a letter or digit.
 _LABEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+NUMBER, LATEST, LABEL, NOTHING = "number", "latest", "label", "nothing"
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """What a snapshot reference names: `kind` is `NUMBER` (with `number`), `LATEST`,
+    `LABEL` (a name a label may have), `DRAFT`, or `NOTHING` (no snapshot can have it)."""
+
+    text: str
+    kind: str
+    number: int | None = None
+
+
+def reference(text: str) -> Reference:
+    """Read a snapshot reference: ASCII digits are a number (`²` is not), `latest` and
+    `draft` are themselves, a name a label may have is a label, anything else names
+    nothing."""
+    number = whole_number(text)
+    if number is not None:
+        return Reference(text, NUMBER, number)
+    if text in RESERVED:
+        return Reference(text, LATEST if text == "latest" else DRAFT)
+    return Reference(text, LABEL if label_problem(text) is None else NOTHING)
 
 
 def label_problem(name: str) -> str | None:

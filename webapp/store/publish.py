@@ -40,7 +40,6 @@ from webapp.pipeline import (
     lf_line_ends,
     load_bundle,
     parse_json,
-    whole_number,
 )
 
 from . import rules
@@ -50,7 +49,7 @@ from .actor import LOCAL, current_actor
 from .agents import AgentRef, get_agent
 from .errors import NotFound, PublishConflict, TestsFailing, ValidationError
 from .folders import manifest_of
-from .labels import PRODUCTION, label_problem, point_at
+from .labels import LABEL, LATEST, NUMBER, PRODUCTION, point_at, reference
 from .skills import list_skills
 from .transactions import change, rows
 from .webhooks import enqueue, published_data
@@ -267,9 +266,8 @@ class SnapshotRef:
 
 
 def snapshot_number(ref: str) -> int | None:
-    """The number `ref` is when it names a snapshot by number (ASCII digits, at most nine:
-    not `²`, which `int` refuses, nor a number no row can have), else None."""
-    return whole_number(ref)
+    """The number `ref` is when it names a snapshot by number (`labels.reference`)."""
+    return reference(ref).number
 
 
 def resolve(session: Session, agent: AgentRef, ref: str = PRODUCTION) -> SnapshotRef:
@@ -286,22 +284,21 @@ def resolve(session: Session, agent: AgentRef, ref: str = PRODUCTION) -> Snapsho
     columns = select(models.PublishedSnapshot.id, models.PublishedSnapshot.number,
                      models.PublishedSnapshot.digest).where(
         models.PublishedSnapshot.agent_id == agent_id)
-    number = snapshot_number(ref)
-    if number is not None:
+    read = reference(ref)
+    found = None
+    if read.kind == NUMBER:
         found = session.execute(columns.where(
-            models.PublishedSnapshot.number == number)).first()
-    elif ref == "latest":
+            models.PublishedSnapshot.number == read.number)).first()
+    elif read.kind == LATEST:
         found = session.execute(columns.order_by(
             models.PublishedSnapshot.number.desc()).limit(1)).first()
-    elif label_problem(ref) is not None:  # no label has that name (NUL never reaches SQL)
-        found = None
-    else:
+    elif read.kind == LABEL:  # a name no label may have never reaches SQL (nor a NUL)
         found = session.execute(columns.join(
             api_models.Label, api_models.Label.snapshot_id == models.PublishedSnapshot.id)
             .where(api_models.Label.name == ref)).first()
     if found is None:
-        what = (f"#{ref}" if number is not None else "published" if ref == "latest"
-                else f"labelled {excerpt(ref)}" if label_problem(ref) is None else excerpt(ref))
+        what = {NUMBER: f"#{ref}", LATEST: "published",
+                LABEL: f"labelled {excerpt(ref)}"}.get(read.kind, excerpt(ref))
         whose = "this agent" if row is None else f"agent {row.name!r}"
         raise NotFound(f"no snapshot {what} of {whose}")
     return SnapshotRef(*found)

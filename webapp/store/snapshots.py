@@ -28,6 +28,7 @@ from webapp.pipeline import (
 
 from .agents import AgentRef, get_agent
 from .changes import ITEM_SECTIONS, ItemChange, item_changes, json_text
+from .labels import reference
 from .log import DRAFT
 from .publish import get_snapshot, resolve
 from .skills import list_skills
@@ -65,7 +66,7 @@ def read_side(session: Session, agent: AgentRef, ref: str) -> Side:
     """The side `ref` names: `DRAFT` (the workspace as it is now), or a snapshot by number,
     `latest` or label. Raises `NotFound` for a snapshot that does not exist."""
     row = get_agent(session, agent)
-    if ref == DRAFT:
+    if reference(ref).kind == DRAFT:
         skills = list_skills(session, row)
         workspace = bundle_workspace(session, row, skills)
         return Side(None, dump_bundle(workspace), {s.d_tag: s.version for s in skills},

@@ -27,7 +27,7 @@ from webapp.db import get_session
 from webapp.mcp_server import http as mcp_http
 from webapp.mcp_server import server as mcp_server  # a module: see the docstring
 from webapp.pipeline import Workspace, dumps_json, excerpt
-from webapp.store.labels import PRODUCTION
+from webapp.store.labels import DRAFT, LABEL, NUMBER, PRODUCTION
 from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
 
@@ -126,8 +126,9 @@ def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
 
 
 def label_of(ref: str) -> str | None:
-    """`ref` when it can only be a label (not a number, not `latest`)."""
-    return None if store.snapshot_number(ref) is not None or ref == "latest" else ref
+    """`ref` when it is a label's name (not a number, `latest`, `draft`, nor a name no
+    label may have: those never reach the key's query)."""
+    return ref if store.labels.reference(ref).kind == LABEL else None
 
 
 def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict[str, Any]:
@@ -254,7 +255,7 @@ def read_grant(agent: str, ref: str) -> tuple[store.api_keys.Grant, store.Snapsh
 
 def snapshot_headers(ref: str, found: store.SnapshotRef) -> dict[str, str]:
     """What an answer about snapshot `ref` says of caching and of the snapshot it is."""
-    numbered = store.snapshot_number(ref) is not None
+    numbered = store.labels.reference(ref).kind == NUMBER
     return {"Cache-Control": IMMUTABLE if numbered else "no-cache", "Vary": VARY,
             SNAPSHOT_HEADER: str(found.number)}
 
@@ -327,7 +328,7 @@ def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, in
     """The workspace a turn assembles from, with its snapshot's number (None for the
     draft, which needs the `draft` scope) and digest."""
     session = get_session()
-    if ref == "draft":
+    if store.labels.reference(ref).kind == DRAFT:
         if "draft" not in grant.scopes:
             raise ApiError(403, "this key lacks the 'draft' scope")
         workspace = store.load_workspace(session, grant.agent_id or 0)
