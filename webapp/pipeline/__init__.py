@@ -40,6 +40,7 @@ from .bundle import (
     load_bundle,
     parse_json,
 )
+from .bundle_schema import bundle_schema
 from .dump import bundle_text, dump_bundle, dump_scenario, dump_skill, dump_tool, dump_variable
 from .expectations import (
     CHECKS,
@@ -132,6 +133,7 @@ from .workspace import (
 )
 
 __all__ = [
+    "bundle_schema",
     "STEP_WORDS",
     "BlockUse",
     "Explanation",

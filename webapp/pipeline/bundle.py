@@ -16,6 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .bundle_schema import (
+    AGENT_KEYS,
+    HISTORY_KEYS,
+    RESULT_KEYS,
+    ROOT_KEYS,
+    SCENARIO_KEYS,
+    SKILL_KEYS,
+    TOOL_KEYS,
+    VARIABLE_KEYS,
+)
 from .expectations import read_expectations
 from .folders import FOLDER_KEYS, Folder, read_folder
 from .untrusted import JsonNumber, excerpt, loads_json
@@ -230,7 +240,7 @@ class _Checker:
     # -- sections of the bundle
 
     def workspace(self, data: Any) -> Workspace | None:
-        root = self.obj(data, "$", ("format", "agent", "skills", "tools", "variables", "scenarios"))
+        root = self.obj(data, "$", ROOT_KEYS)
         if root is None:
             return None
         fmt = root.get("format", _MISSING)
@@ -269,9 +279,7 @@ class _Checker:
         )
 
     def agent(self, value: Any, path: str) -> Agent:
-        data = self.obj(value, path, ("name", "title", "message_mode", "max_array_items",
-                                      "history_labels", "model", "context_window",
-                                      "builtin_tests"))
+        data = self.obj(value, path, AGENT_KEYS)
         if data is None:
             return Agent(name="")
         mode = self.string(data, "message_mode", path, "grouped")
@@ -296,8 +304,8 @@ class _Checker:
         )
 
     def skill(self, value: Any, path: str) -> Skill | None:
-        keys = ("d_tag", "name", "description", "layer", "triggers", "enabled", "content")
-        data = self.obj(value, path, keys + FOLDER_KEYS if self.with_folders else keys)
+        keys = SKILL_KEYS + FOLDER_KEYS if self.with_folders else SKILL_KEYS
+        data = self.obj(value, path, keys)
         if data is None:
             return None
         d_tag = self.string(data, "d_tag", path, nonempty=True)
@@ -319,7 +327,7 @@ class _Checker:
         )
 
     def tool(self, value: Any, path: str) -> Tool | None:
-        data = self.obj(value, path, ("name", "description", "result", "results_by_args"))
+        data = self.obj(value, path, TOOL_KEYS)
         if data is None:
             return None
         name = self.string(data, "name", path, nonempty=True)
@@ -330,7 +338,7 @@ class _Checker:
         by_args = []
         for i, entry in enumerate(self.array(data, "results_by_args", path)):
             where = f"{path}.results_by_args[{i}]"
-            item = self.obj(entry, where, ("args", "result"))
+            item = self.obj(entry, where, RESULT_KEYS)
             if item is None:
                 continue
             if "args" not in item:
@@ -344,8 +352,7 @@ class _Checker:
         )
 
     def variable(self, value: Any, path: str) -> Variable | None:
-        data = self.obj(value, path, ("name", "tool", "args", "result_field", "path", "format",
-                                      "limit"))
+        data = self.obj(value, path, VARIABLE_KEYS)
         if data is None:
             return None
         name = self.string(data, "name", path, nonempty=True)
@@ -362,14 +369,13 @@ class _Checker:
         )
 
     def scenario(self, value: Any, path: str) -> Scenario | None:
-        data = self.obj(value, path, ("name", "trigger", "message", "history", "event", "provider",
-                                      "expect"))
+        data = self.obj(value, path, SCENARIO_KEYS)
         if data is None:
             return None
         history = []
         for i, entry in enumerate(self.array(data, "history", path)):
             where = f"{path}.history[{i}]"
-            item = self.obj(entry, where, ("role", "content", "created_at"))
+            item = self.obj(entry, where, HISTORY_KEYS)
             if item is None:
                 continue
             role = self.string(item, "role", where)

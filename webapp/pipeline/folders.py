@@ -20,7 +20,7 @@ from typing import Any
 
 #: The keys a skill of a `skill-workspace/2` bundle has besides those of `/1`.
 FOLDER_KEYS = ("frontmatter", "crlf", "line_ends", "files")
-_FILE_KEYS = ("path", "size", "sha256", "executable", "data")
+FILE_KEYS = ("path", "size", "sha256", "executable", "data")
 
 
 @dataclass(frozen=True)
@@ -112,9 +112,9 @@ def _read_file(entry: Any, where: str, problem: Callable[[str, str], None]
     if not isinstance(entry, dict):
         problem(where, "must be an object")
         return None
-    unknown = [key for key in entry if key not in _FILE_KEYS]
+    unknown = [key for key in entry if key not in FILE_KEYS]
     for key in unknown:
-        problem(f"{where}.{key}", f"unknown key (expected one of: {', '.join(_FILE_KEYS)})")
+        problem(f"{where}.{key}", f"unknown key (expected one of: {', '.join(FILE_KEYS)})")
     path, size, sha256 = entry.get("path"), entry.get("size"), entry.get("sha256")
     executable, encoded = entry.get("executable", False), entry.get("data")
     if not isinstance(path, str) or not path:

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
+from webapp.pipeline import bundle_schema
+
 from .api_schema import WEBHOOK_EVENTS
 from .problems import PROBLEM_TYPE
 
@@ -41,22 +43,9 @@ IF_NONE_MATCH = {
     "name": "If-None-Match", "in": "header", "required": False, "schema": _TEXT,
     "description": "the ETag of the copy held (strong or weak, `*`): a 304 while it is "
                    "still the snapshot `ref` gives"}
-#: A `skill-workspace/1` bundle, as the snapshot's body is (docs/bundle.md): its
-#: sections, each checked item by item where a bundle is read (`pipeline.load_bundle`).
-BUNDLE = {
-    "type": "object", "description": "the snapshot's canonical bundle (docs/bundle.md)",
-    "required": ["format", "agent", "skills", "tools", "variables", "scenarios"],
-    "properties": {
-        "format": {"const": "skill-workspace/1"},
-        "agent": {"type": "object", "required": ["name"]},
-        "skills": {"type": "array", "items": {"type": "object",
-                                              "required": ["d_tag", "content"]}},
-        "tools": {"type": "array", "items": {"type": "object", "required": ["name"]}},
-        "variables": {"type": "array", "items": {"type": "object",
-                                                 "required": ["name", "tool"]}},
-        "scenarios": {"type": "array", "items": {"type": "object", "required": ["name"]}},
-    },
-}
+#: A snapshot's body: a bundle, as the reader that imports one allows it
+#: (`pipeline.bundle_schema`, docs/bundle.md).
+BUNDLE = {key: value for key, value in bundle_schema().items() if key != "$schema"}
 #: The Standard Webhooks headers every message is signed with.
 SIGNATURE_HEADERS = [
     {"name": "webhook-id", "in": "header", "required": True, "schema": _TEXT,
