@@ -16,16 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bundle_schema import (
-    AGENT_KEYS,
-    HISTORY_KEYS,
-    RESULT_KEYS,
-    ROOT_KEYS,
-    SCENARIO_KEYS,
-    SKILL_KEYS,
-    TOOL_KEYS,
-    VARIABLE_KEYS,
-)
+from .bundle_schema import SECTION_KEYS as KEYS
 from .expectations import read_expectations
 from .folders import FOLDER_KEYS, Folder, read_folder
 from .untrusted import JsonNumber, excerpt, loads_json
@@ -240,7 +231,7 @@ class _Checker:
     # -- sections of the bundle
 
     def workspace(self, data: Any) -> Workspace | None:
-        root = self.obj(data, "$", ROOT_KEYS)
+        root = self.obj(data, "$", KEYS["root"])
         if root is None:
             return None
         fmt = root.get("format", _MISSING)
@@ -279,7 +270,7 @@ class _Checker:
         )
 
     def agent(self, value: Any, path: str) -> Agent:
-        data = self.obj(value, path, AGENT_KEYS)
+        data = self.obj(value, path, KEYS["agent"])
         if data is None:
             return Agent(name="")
         mode = self.string(data, "message_mode", path, "grouped")
@@ -304,8 +295,8 @@ class _Checker:
         )
 
     def skill(self, value: Any, path: str) -> Skill | None:
-        keys = SKILL_KEYS + FOLDER_KEYS if self.with_folders else SKILL_KEYS
-        data = self.obj(value, path, keys)
+        allowed = KEYS["skill"] + FOLDER_KEYS if self.with_folders else KEYS["skill"]
+        data = self.obj(value, path, allowed)
         if data is None:
             return None
         d_tag = self.string(data, "d_tag", path, nonempty=True)
@@ -327,7 +318,7 @@ class _Checker:
         )
 
     def tool(self, value: Any, path: str) -> Tool | None:
-        data = self.obj(value, path, TOOL_KEYS)
+        data = self.obj(value, path, KEYS["tool"])
         if data is None:
             return None
         name = self.string(data, "name", path, nonempty=True)
@@ -338,7 +329,7 @@ class _Checker:
         by_args = []
         for i, entry in enumerate(self.array(data, "results_by_args", path)):
             where = f"{path}.results_by_args[{i}]"
-            item = self.obj(entry, where, RESULT_KEYS)
+            item = self.obj(entry, where, KEYS["result"])
             if item is None:
                 continue
             if "args" not in item:
@@ -352,7 +343,7 @@ class _Checker:
         )
 
     def variable(self, value: Any, path: str) -> Variable | None:
-        data = self.obj(value, path, VARIABLE_KEYS)
+        data = self.obj(value, path, KEYS["variable"])
         if data is None:
             return None
         name = self.string(data, "name", path, nonempty=True)
@@ -369,13 +360,13 @@ class _Checker:
         )
 
     def scenario(self, value: Any, path: str) -> Scenario | None:
-        data = self.obj(value, path, SCENARIO_KEYS)
+        data = self.obj(value, path, KEYS["scenario"])
         if data is None:
             return None
         history = []
         for i, entry in enumerate(self.array(data, "history", path)):
             where = f"{path}.history[{i}]"
-            item = self.obj(entry, where, HISTORY_KEYS)
+            item = self.obj(entry, where, KEYS["history"])
             if item is None:
                 continue
             role = self.string(item, "role", where)

@@ -23,6 +23,10 @@ RESULT_KEYS = ("args", "result")
 VARIABLE_KEYS = ("name", "tool", "args", "result_field", "path", "format", "limit")
 SCENARIO_KEYS = ("name", "trigger", "message", "history", "event", "provider", "expect")
 HISTORY_KEYS = ("role", "content", "created_at")
+#: Each object of a bundle and the keys it may have, as the reader names them.
+SECTION_KEYS = {"root": ROOT_KEYS, "agent": AGENT_KEYS, "skill": SKILL_KEYS, "tool": TOOL_KEYS,
+                "result": RESULT_KEYS, "variable": VARIABLE_KEYS, "scenario": SCENARIO_KEYS,
+                "history": HISTORY_KEYS}
 
 
 def _object(keys: tuple[str, ...], required: tuple[str, ...] = (),
