@@ -11,6 +11,7 @@ import. See docs/nostr.md.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -20,9 +21,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp import store
+from webapp.agentskills import DEFAULT_LIMITS, FolderLimits
 from webapp.nostr import (
     MAX_ADOPTED,
     Address,
+    EventProblem,
     Kinds,
     Reading,
     agent_events,
@@ -30,11 +33,12 @@ from webapp.nostr import (
     event_problem,
     read_agent,
 )
-from webapp.pipeline import loads_json, whole_number
+from webapp.pipeline import Folder, excerpt, loads_json, whole_number
 from webapp.store.agents import find_agent
+from webapp.store.folders import head_problem
 from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
 
-from . import relays
+from . import blobs, relays
 
 #: The most events a file of events may hold (the list, settings, and its skills).
 MAX_FILE_EVENTS = 2 * MAX_ADOPTED + 10
@@ -141,6 +145,34 @@ class Fetched:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
+def with_folders(reading: Reading, *, limits: FolderLimits = DEFAULT_LIMITS,
+                 timeout: float = blobs.TIMEOUT_SECONDS) -> Reading:
+    """`reading` with each skill's folder: its SKILL.md head and the files its event names,
+    fetched and verified (`blobs.fetch_folders`); a file that could not be had, or a head
+    that is not one, is reported (not blocking) and left out, as the import goes on."""
+    if reading.blocked or reading.workspace is None:
+        return reading
+    files, missing = blobs.fetch_folders(reading.files, limits=limits, timeout=timeout)
+    for d_tag, path, why in missing:
+        reading.problems.append(EventProblem(
+            f"skill {excerpt(d_tag)!r}", f"file {excerpt(path)} is missing: {why}",
+            blocking=False))
+    folders = []
+    for skill in reading.workspace.skills:
+        head = reading.heads.get(skill.d_tag, "")
+        problem = head_problem(head)
+        if problem:
+            reading.problems.append(EventProblem(
+                f"skill {excerpt(skill.d_tag)!r}", f"frontmatter left out: {problem}",
+                blocking=False))
+            head = ""
+        folder = Folder(skill.d_tag, head, False, files.get(skill.d_tag, ()))
+        if not folder.empty:
+            folders.append(folder)
+    reading.workspace = dataclasses.replace(reading.workspace, folders=tuple(folders))
+    return reading
+
+
 def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
                 agent_name: str | None = None,
                 timeout: float = relays.TIMEOUT_SECONDS) -> Fetched:
@@ -163,7 +195,7 @@ def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
         answer.asked = "the adoption list"
     for answer in second:
         answer.asked = "what the list names"
-    reading = read_agent(events, where.pubkey, kinds, agent_name=agent_name)
+    reading = with_folders(read_agent(events, where.pubkey, kinds, agent_name=agent_name))
     return Fetched(reading, [*first, *second], events)
 
 
@@ -200,7 +232,7 @@ def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
             raise ValueError(f"the file holds {len(authors)} adoption lists' authors: "
                              "say which with --npub")
         pubkey = str(authors.pop())
-    return read_agent(events, pubkey, kinds, agent_name=agent_name)
+    return with_folders(read_agent(events, pubkey, kinds, agent_name=agent_name))
 
 
 def import_kinds(session: Session, name: str | None) -> Kinds:

@@ -183,7 +183,7 @@ def apply() -> Response:
     except NostrKeyError as exc:
         return _import_response(400, values=form, errors={"address": str(exc)})
     kinds = nostr_sync.import_kinds(get_session(), name)
-    reading = read_agent(events_sent, pubkey, kinds, agent_name=name)
+    reading = nostr_sync.with_folders(read_agent(events_sent, pubkey, kinds, agent_name=name))
     if reading.blocked or reading.workspace is None:
         return _plan_response(reading, form)
     relay_urls = [url for url in form.get("relays", "").splitlines() if url.strip()]
