@@ -132,7 +132,7 @@ class _PinnedHTTP(_Cut, http.client.HTTPConnection):
         self.address = address
 
     def connect(self) -> None:
-        self.sock = self.raw = socket.createpinned_connection((self.address, self.port),
+        self.sock = self.raw = socket.create_connection((self.address, self.port),
                                                         self.timeout)
 
 
@@ -145,7 +145,7 @@ class _PinnedHTTPS(_Cut, http.client.HTTPSConnection):
         self.address = address
 
     def connect(self) -> None:
-        self.raw = socket.createpinned_connection((self.address, self.port), self.timeout)
+        self.raw = socket.create_connection((self.address, self.port), self.timeout)
         self.sock = self._context.wrap_socket(self.raw,  # type: ignore[attr-defined]
                                               server_hostname=self.host)
 

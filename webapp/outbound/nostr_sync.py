@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy.orm import Session
 
@@ -42,6 +44,10 @@ from . import blobs, relays
 
 #: The most events a file of events may hold (the list, settings, and its skills).
 MAX_FILE_EVENTS = 2 * MAX_ADOPTED + 10
+#: The instance's public base URL (`https://skills.example.com`), for the files' URLs.
+PUBLIC_URL = "SKILL_EDITOR_PUBLIC_URL"
+#: Set to 1, the instance serves an agent's files by sha256 without a key.
+PUBLIC_BLOBS = "SKILL_EDITOR_PUBLIC_BLOBS"
 #: The outcomes that leave an event on a relay.
 HELD = (relays.ACCEPTED, relays.UNCHANGED)
 
@@ -73,8 +79,23 @@ def events_to_sign(session: Session, agent: str, ref: str | None = store.labels.
     when = created_at if created_at is not None else store.nostr.next_created_at(
         session, agent, int(time.time()))
     events = agent_events(workspace, settings.pubkey, settings.kinds, when,
-                          authors=skill_authors(session, agent), relay_hint=hint)
+                          authors=skill_authors(session, agent), relay_hint=hint,
+                          blob_url=blob_urls(agent))
     return Prepared(agent, source, settings, events)
+
+
+def public_blobs() -> bool:
+    """Whether this instance serves agents' files by sha256 without a key."""
+    return os.environ.get(PUBLIC_BLOBS) == "1"
+
+
+def blob_urls(agent: str) -> Callable[[str], str] | None:
+    """What makes a file's public URL from its sha256, or None (no URL is written) unless
+    the instance has a public URL and serves files publicly."""
+    base = os.environ.get(PUBLIC_URL, "").rstrip("/")
+    if not base or not public_blobs():
+        return None
+    return lambda sha256: f"{base}/public/{quote(agent, safe='')}/blobs/{sha256}"
 
 
 def check_signed(prepared: Prepared, signed: Any) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -191,7 +191,8 @@ def plan_import(session: Session, workspace: Workspace, authors: Mapping[str, st
     agent (new if none has that name). Raises `ValidationError` for what the store would
     refuse (the bundle rules), and `AlreadyExists` for a name that reads as a taken one."""
     name = workspace.agent.name
-    rules.check_bundle(rules.normalized_bundle(dump_bundle(workspace)))
+    # The folders are checked when written (`folder_input`); the bundle rules see the skills.
+    rules.check_bundle(rules.normalized_bundle(dump_bundle(replace(workspace, folders=()))))
     row = find_agent(session, name)
     if row is None:
         lookalike = taken_agent(session, name)
