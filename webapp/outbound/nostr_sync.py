@@ -69,18 +69,19 @@ def events_to_sign(session: Session, agent: str, ref: str | None = store.labels.
     draft when `ref` is None. Raises `ValidationError` when the agent has no Nostr key,
     `NotFound` when `ref` gives no snapshot."""
     settings = store.nostr.check_agent_key(session, agent)
+    number = None
     if ref is None:
         workspace, source = store.load_workspace(session, agent), "the draft"
     else:
         row = store.labelled_snapshot(session, agent, ref)
         workspace = store.snapshot_workspace(row)
-        source = f"snapshot {row.number}"
+        number, source = row.number, f"snapshot {row.number}"
     hint = settings.relays[0] if settings.relays else ""
     when = created_at if created_at is not None else store.nostr.next_created_at(
         session, agent, int(time.time()))
     events = agent_events(workspace, settings.pubkey, settings.kinds, when,
                           authors=skill_authors(session, agent), relay_hint=hint,
-                          blob_url=blob_urls(agent))
+                          blob_url=blob_urls(agent, number))
     return Prepared(agent, source, settings, events)
 
 
@@ -89,13 +90,15 @@ def public_blobs() -> bool:
     return os.environ.get(PUBLIC_BLOBS) == "1"
 
 
-def blob_urls(agent: str) -> Callable[[str], str] | None:
-    """What makes a file's public URL from its sha256, or None (no URL is written) unless
-    the instance has a public URL and serves files publicly."""
+def blob_urls(agent: str, snapshot: int | None) -> Callable[[str], str] | None:
+    """What makes the public URL of a file of the agent's snapshot from its sha256, or None
+    (no URL is written): for the draft, or unless the instance has a public URL and serves
+    published files publicly."""
     base = os.environ.get(PUBLIC_URL, "").rstrip("/")
-    if not base or not public_blobs():
+    if snapshot is None or not base or not public_blobs():
         return None
-    return lambda sha256: f"{base}/public/{quote(agent, safe='')}/blobs/{sha256}"
+    where = f"{base}/public/{quote(agent, safe='')}/snapshots/{snapshot}/blobs"
+    return lambda sha256: f"{where}/{sha256}"
 
 
 def check_signed(prepared: Prepared, signed: Any) -> list[str]:
