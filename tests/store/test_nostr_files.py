@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,9 +16,9 @@ import pytest
 
 from tests.support.relay import local_relay
 from webapp import store
-from webapp.agentskills import SkillFile
-from webapp.nostr import Address, Kinds, agent_events, file_refs, sign
-from webapp.outbound import nostr_sync, relays
+from webapp.agentskills import FolderLimits, SkillFile
+from webapp.nostr import Address, FileRef, Kinds, agent_events, file_refs, sign
+from webapp.outbound import blobs, nostr_sync, relays
 from webapp.pipeline import Agent, Folder, Skill, Workspace
 
 KEYS = nostr_sdk.Keys.generate()
@@ -114,3 +115,38 @@ def test_hostile_imeta_tags_are_bounded():
     many = [["imeta", f"x {sha}", "size 1", f"path f{i}"] for i in range(5000)]
     refs, problems = file_refs(_event(*many))
     assert refs == [] and "at most" in problems[0]
+
+
+def test_a_skill_event_names_each_file_by_sha256_size_mime_path_and_mode():
+    events = agent_events(workspace(GOOD), PUBKEY, Kinds(), 1, blob_url=lambda s: f"u/{s}")
+    imeta = [tag for tag in events[0]["tags"] if tag[0] == "imeta"]
+    assert imeta == [["imeta", f"url u/{GOOD.sha256}", f"x {GOOD.sha256}",
+                      f"size {GOOD.size}", "m text/x-shellscript", f"path {GOOD.path}",
+                      "mode 755"]]
+    unlinked = agent_events(workspace(GOOD), PUBKEY, Kinds(), 1)[0]["tags"]
+    assert not any(part.startswith("url ") for tag in unlinked for part in tag)
+
+
+def test_sizes_past_the_folder_limits_are_refused_before_fetching():
+    limits = FolderLimits(files=10, file_bytes=100, agent_bytes=1000)
+    big = FileRef("big.bin", "0" * 64, 5000, False, "http://127.0.0.1:1/never-asked")
+    files, missing = blobs.fetch_folders({"s": [big]}, limits=limits)
+    assert files == {} and missing[0][:2] == ("s", "big.bin")
+
+
+def test_a_server_that_never_answers_is_named_missing_at_the_deadline():
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(1)  # the connection is taken, and nothing is ever answered
+        port = listening.getsockname()[1]
+        ref = FileRef("slow.md", NOTES.sha256, NOTES.size, False,
+                      f"http://127.0.0.1:{port}/{NOTES.sha256}")
+        files, missing = blobs.fetch_folders({"s": [ref]}, timeout=0.5)
+    assert files == {} and [m[1] for m in missing] == ["slow.md"]
+
+
+def test_an_address_the_rule_refuses_is_named_missing(monkeypatch):
+    monkeypatch.delenv("SKILL_EDITOR_WEBHOOK_ALLOW_PRIVATE")
+    ref = FileRef("n.md", NOTES.sha256, NOTES.size, False, f"http://127.0.0.1:9/{NOTES.sha256}")
+    files, missing = blobs.fetch_folders({"s": [ref]})
+    assert files == {} and "not a public address" in missing[0][2]

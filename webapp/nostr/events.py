@@ -13,7 +13,6 @@ the list names becomes a `skill-workspace/1` bundle checked by the pipeline's ow
 from __future__ import annotations
 
 import json
-import mimetypes
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,6 +41,17 @@ MAX_FILE_REFS = 1000
 #: The largest size an `imeta` tag may declare (a file beside SKILL.md is smaller).
 MAX_FILE_SIZE = 64 * 1024 * 1024
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+#: The `m` an `imeta` tag gives a file, by its name's ending: a table of our own, not the
+#: system's MIME database, so an event says the same on every machine (a relay holding it
+#: is seen as unchanged).
+MIME_TYPES = {".md": "text/markdown", ".txt": "text/plain", ".py": "text/x-python",
+              ".sh": "text/x-shellscript", ".js": "text/javascript", ".ts": "text/plain",
+              ".json": "application/json", ".yaml": "application/yaml",
+              ".yml": "application/yaml", ".toml": "application/toml", ".csv": "text/csv",
+              ".html": "text/html", ".css": "text/css", ".xml": "application/xml",
+              ".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
+              ".jpeg": "image/jpeg", ".gif": "image/gif", ".pdf": "application/pdf",
+              ".zip": "application/zip"}
 #: The agent settings a settings event carries, in the order it writes them.
 SETTINGS_KEYS = ("title", "message_mode", "max_array_items", "history_labels", "model",
                  "context_window")
@@ -117,7 +127,8 @@ def _folder_tags(folder: Any, blob_url: Callable[[str], str] | None) -> list[lis
         return []
     tags = [["frontmatter", folder.head]] if folder.head else []
     for file in folder.files:
-        mime = mimetypes.guess_type(file.path)[0] or "application/octet-stream"
+        ending = file.path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
+        mime = MIME_TYPES.get(f".{ending}", "application/octet-stream")
         url = [f"url {blob_url(file.sha256)}"] if blob_url else []
         tags.append(["imeta", *url, f"x {file.sha256}", f"size {file.size}", f"m {mime}",
                      f"path {file.path}", f"mode {'755' if file.executable else '644'}"])
