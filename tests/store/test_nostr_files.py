@@ -128,10 +128,13 @@ def test_a_skill_event_names_each_file_by_sha256_size_mime_path_and_mode():
 
 
 def test_sizes_past_the_folder_limits_are_refused_before_fetching():
-    limits = FolderLimits(files=10, file_bytes=100, agent_bytes=1000)
+    limits = FolderLimits(files=10, file_bytes=1000, agent_bytes=1000)
     big = FileRef("big.bin", "0" * 64, 5000, False, "http://127.0.0.1:1/never-asked")
     files, missing = blobs.fetch_folders({"s": [big]}, limits=limits)
     assert files == {} and missing[0][:2] == ("s", "big.bin")
+    each = FileRef("each.bin", "0" * 64, 600, False, "http://127.0.0.1:1/never-asked")
+    files, missing = blobs.fetch_folders({"a": [each], "b": [each]}, limits=limits)
+    assert "limit on stored bytes" in missing[1][2], "the agent's limit, all skills together"
 
 
 def test_a_server_that_never_answers_is_named_missing_at_the_deadline():

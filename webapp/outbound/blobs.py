@@ -33,15 +33,23 @@ def fetch_folders(refs: Mapping[str, Sequence[FileRef]], *,
                   ) -> tuple[dict[str, tuple[SkillFile, ...]], list[tuple[str, str, str]]]:
     """Each skill's files (`d_tag` -> files) fetched and verified, and each file missing as
     `(d_tag, path, why)`. A folder whose declared paths or sizes break the folder rules
-    (`agentskills.file_set_problems`) loses the files named by a problem, unfetched."""
+    (`agentskills.file_set_problems`) loses the files named by a problem, unfetched; so do
+    the files past the agent's limit on stored bytes, all skills together (what an import
+    holds in memory at most)."""
     deadline = time.monotonic() + timeout
+    budget = limits.agent_bytes
     folders: dict[str, tuple[SkillFile, ...]] = {}
     missing: list[tuple[str, str, str]] = []
     for d_tag, wanted in refs.items():
         refused = dict(file_set_problems(((ref.path, ref.size) for ref in wanted), limits))
         files = []
         for ref in wanted:
-            why = refused.get(ref.path) or _fetch_problem(ref, deadline)
+            why = refused.get(ref.path)
+            if why is None and ref.size > budget:
+                why = "the import's files pass the agent's limit on stored bytes"
+            if why is None:
+                budget -= ref.size
+                why = _fetch_problem(ref, deadline)
             if isinstance(why, bytes):
                 files.append(SkillFile(ref.path, why, ref.executable))
             else:
