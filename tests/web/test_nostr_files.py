@@ -6,6 +6,8 @@ opt-in no URL is written, the route answers 404 and the files are named missing.
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 
 import nostr_sdk
 import pytest
@@ -91,3 +93,23 @@ def test_the_public_route_serves_only_files_of_that_snapshot(app, client, simon,
     assert client.get(f"/public/{simon}/snapshots/9/blobs/{sha256}").status_code == 404
     assert client.get(f"/public/{simon}/snapshots/1/blobs/NOTHEX").status_code == 404
     assert client.get(f"/public/nobody/snapshots/1/blobs/{sha256}").status_code == 404
+
+
+def test_the_import_page_names_a_missing_file_and_still_imports(app, client, csrf, simon,
+                                                                  published, served):
+    with local_relay() as relay:
+        with app.app_context():
+            session = db.get_session()
+            store.nostr.set_nostr(session, simon, NostrSettings(PUBKEY, (relay,)))
+            prepared = nostr_sync.events_to_sign(session, simon)
+        relays.publish([relay], [sign(e, KEYS) for e in prepared.events])
+        form = {"csrf_token": csrf, "address": KEYS.public_key().to_bech32(),
+                "relays": relay, "agent_name": "Copy"}
+        preview = client.post("/nostr/import", data=form)
+        assert preview.status_code == 200
+        assert "notes.md&#39; is missing: the event gives no URL" in preview.text
+        assert "Skipped or missing" in preview.text
+        events = html.unescape(re.search(r'name="events" value="([^"]*)"', preview.text)[1])
+        applied = client.post("/nostr/import/apply",
+                              data={**form, "pubkey": PUBKEY, "events": events})
+    assert applied.status_code == 303, "the import goes on without the missing files"

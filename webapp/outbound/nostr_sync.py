@@ -179,7 +179,7 @@ def with_folders(reading: Reading, *, limits: FolderLimits = DEFAULT_LIMITS,
     files, missing = blobs.fetch_folders(reading.files, limits=limits, timeout=timeout)
     for d_tag, path, why in missing:
         reading.problems.append(EventProblem(
-            f"skill {excerpt(d_tag)!r}", f"file {excerpt(path)} is missing: {why}",
+            f"skill {excerpt(d_tag)}", f"file {excerpt(path)} is missing: {why}",
             blocking=False))
     folders = []
     for skill in reading.workspace.skills:
@@ -187,7 +187,7 @@ def with_folders(reading: Reading, *, limits: FolderLimits = DEFAULT_LIMITS,
         problem = head_problem(head)
         if problem:
             reading.problems.append(EventProblem(
-                f"skill {excerpt(skill.d_tag)!r}", f"frontmatter left out: {problem}",
+                f"skill {excerpt(skill.d_tag)}", f"frontmatter left out: {problem}",
                 blocking=False))
             head = ""
         folder = Folder(skill.d_tag, head, False, files.get(skill.d_tag, ()))
