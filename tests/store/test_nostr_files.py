@@ -153,3 +153,13 @@ def test_an_address_the_rule_refuses_is_named_missing(monkeypatch):
     ref = FileRef("n.md", NOTES.sha256, NOTES.size, False, f"http://127.0.0.1:9/{NOTES.sha256}")
     files, missing = blobs.fetch_folders({"s": [ref]})
     assert files == {} and "not a public address" in missing[0][2]
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://[::1", "not a URL"), ("http://127.0.0.1:99999/x", "not a URL"),
+    ("ftp://127.0.0.1/x", "not http(s)"), ("http://\u2603.invalid/x", "cannot be resolved"),
+])
+def test_a_hostile_url_is_named_missing(url, why):
+    ref = FileRef("n.md", NOTES.sha256, NOTES.size, False, url)
+    files, missing = blobs.fetch_folders({"s": [ref]})
+    assert files == {} and why in missing[0][2]

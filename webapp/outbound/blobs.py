@@ -66,11 +66,15 @@ def _fetch_problem(ref: FileRef, deadline: float) -> bytes | str:
         return "the event gives no URL for it"
     if left <= 0:
         return "no time left to fetch it"
-    parts = urlsplit(ref.url)
+    try:
+        parts = urlsplit(ref.url)
+        port = parts.port
+    except ValueError:
+        return "its URL is not a URL"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "its URL is not http(s)"
     try:
-        connection = pinned_connection(parts.scheme, parts.hostname, parts.port)
+        connection = pinned_connection(parts.scheme, parts.hostname, port)
     except (Refused, ValueError) as exc:
         return str(exc)
     timer = threading.Timer(left, connection.cut)
