@@ -58,15 +58,15 @@ def workspace(*files: SkillFile) -> Workspace:
                      folders=(Folder("tools-skill", "", False, files),))
 
 
-def round_trip(served: dict[str, bytes], *files: SkillFile, url_of=None):
+def round_trip(served: dict[str, bytes], *files: SkillFile, url_of=None, session=None):
     with file_server(served) as base, local_relay() as relay:
         blob_url = url_of(base) if url_of else (lambda sha256: f"{base}/{sha256}")
         events = agent_events(workspace(*files), PUBKEY, Kinds(), 1_700_000_000,
                               blob_url=blob_url)
         outcomes = relays.publish([relay], [sign(e, KEYS) for e in events])
         assert {o.status for o in outcomes} == {relays.ACCEPTED}
-        return nostr_sync.fetch_agent(Address(PUBKEY), [relay], Kinds(),
-                                      agent_name="Copy").reading
+        return nostr_sync.fetch_agent(Address(PUBKEY), [relay], Kinds(), agent_name="Copy",
+                                      session=session).reading
 
 
 @pytest.fixture(autouse=True)
@@ -81,6 +81,9 @@ def test_the_files_come_back_through_a_relay_and_are_imported(session):
     store.nostr.apply_import(session, reading.workspace, reading.authors, pubkey=PUBKEY)
     assert store.folders.get_file(session, "Copy", "tools-skill", GOOD.path) == GOOD
     assert store.folders.get_file(session, "Copy", "tools-skill", NOTES.path) == NOTES
+    again = round_trip({}, GOOD, NOTES, session=session)
+    assert again.problems == [], "the files Copy stores already are not fetched again"
+    assert set(again.workspace.folders_by_tag["tools-skill"].files) == {NOTES, GOOD}
 
 
 @pytest.mark.parametrize(("served", "url_of", "why"), [

@@ -28,14 +28,15 @@ USER_AGENT = "skill-editor-nostr"
 
 
 def fetch_folders(refs: Mapping[str, Sequence[FileRef]], *,
-                  limits: FolderLimits = DEFAULT_LIMITS,
+                  limits: FolderLimits = DEFAULT_LIMITS, held: Mapping[str, bytes] | None = None,
                   timeout: float = TIMEOUT_SECONDS
                   ) -> tuple[dict[str, tuple[SkillFile, ...]], list[tuple[str, str, str]]]:
     """Each skill's files (`d_tag` -> files) fetched and verified, and each file missing as
     `(d_tag, path, why)`. A folder whose declared paths or sizes break the folder rules
     (`agentskills.file_set_problems`) loses the files named by a problem, unfetched; so do
     the files past the agent's limit on stored bytes, all skills together (what an import
-    holds in memory at most)."""
+    holds in memory at most). A file whose bytes are `held` (by sha256) is not fetched."""
+    held = held or {}
     deadline = time.monotonic() + timeout
     budget = limits.agent_bytes
     folders: dict[str, tuple[SkillFile, ...]] = {}
@@ -49,7 +50,7 @@ def fetch_folders(refs: Mapping[str, Sequence[FileRef]], *,
                 why = "the import's files pass the agent's limit on stored bytes"
             if why is None:
                 budget -= ref.size
-                why = _fetch_problem(ref, deadline)
+                why = held.get(ref.sha256) or _fetch_problem(ref, deadline)
             if isinstance(why, bytes):
                 files.append(SkillFile(ref.path, why, ref.executable))
             else:

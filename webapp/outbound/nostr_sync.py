@@ -37,7 +37,7 @@ from webapp.nostr import (
 )
 from webapp.pipeline import Folder, excerpt, loads_json, whole_number
 from webapp.store.agents import find_agent
-from webapp.store.folders import head_problem
+from webapp.store.folders import head_problem, held_blobs
 from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
 
 from . import blobs, relays
@@ -169,14 +169,19 @@ class Fetched:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def with_folders(reading: Reading, *, limits: FolderLimits = DEFAULT_LIMITS,
+def with_folders(reading: Reading, session: Session | None = None, *,
+                 limits: FolderLimits = DEFAULT_LIMITS,
                  timeout: float = blobs.TIMEOUT_SECONDS) -> Reading:
     """`reading` with each skill's folder: its SKILL.md head and the files its event names,
     fetched and verified (`blobs.fetch_folders`); a file that could not be had, or a head
-    that is not one, is reported (not blocking) and left out, as the import goes on."""
+    that is not one, is reported (not blocking) and left out, as the import goes on. With a
+    `session`, the files the importing agent stores already are not fetched."""
     if reading.blocked or reading.workspace is None:
         return reading
-    files, missing = blobs.fetch_folders(reading.files, limits=limits, timeout=timeout)
+    held = held_blobs(session, reading.workspace.agent.name, (
+        ref.sha256 for refs in reading.files.values() for ref in refs)) if session else {}
+    files, missing = blobs.fetch_folders(reading.files, limits=limits, held=held,
+                                         timeout=timeout)
     for d_tag, path, why in missing:
         reading.problems.append(EventProblem(
             f"skill {excerpt(d_tag)}", f"file {excerpt(path)} is missing: {why}",
@@ -198,7 +203,7 @@ def with_folders(reading: Reading, *, limits: FolderLimits = DEFAULT_LIMITS,
 
 
 def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
-                agent_name: str | None = None,
+                agent_name: str | None = None, session: Session | None = None,
                 timeout: float = relays.TIMEOUT_SECONDS) -> Fetched:
     """Read agent `where.pubkey` from `urls`: its adoption list first, then the settings
     and skills the newest valid list names (other authors' included). `timeout` is the
@@ -219,7 +224,8 @@ def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
         answer.asked = "the adoption list"
     for answer in second:
         answer.asked = "what the list names"
-    reading = with_folders(read_agent(events, where.pubkey, kinds, agent_name=agent_name))
+    reading = with_folders(read_agent(events, where.pubkey, kinds, agent_name=agent_name),
+                           session)
     return Fetched(reading, [*first, *second], events)
 
 
@@ -236,7 +242,7 @@ def _named(reading: Reading, pubkey: str, kinds: Kinds) -> dict[str, set[tuple[i
 
 
 def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
-              agent_name: str | None = None) -> Reading:
+              agent_name: str | None = None, session: Session | None = None) -> Reading:
     """Read an agent from a file of events, one JSON per line (as `export` writes): the
     agent is `pubkey`, or the author of the file's one adoption list."""
     events: list[Any] = []
@@ -256,7 +262,7 @@ def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
             raise ValueError(f"the file holds {len(authors)} adoption lists' authors: "
                              "say which with --npub")
         pubkey = str(authors.pop())
-    return with_folders(read_agent(events, pubkey, kinds, agent_name=agent_name))
+    return with_folders(read_agent(events, pubkey, kinds, agent_name=agent_name), session)
 
 
 def import_kinds(session: Session, name: str | None) -> Kinds:
