@@ -195,7 +195,8 @@ def with_folders(reading: Reading, session: Session | None = None, *,
                 f"skill {excerpt(skill.d_tag)}", f"frontmatter left out: {problem}",
                 blocking=False))
             head = ""
-        folder = Folder(skill.d_tag, head, False, files.get(skill.d_tag, ()))
+        folder = Folder(skill.d_tag, head, False, tuple(sorted(
+            files.get(skill.d_tag, ()), key=lambda file: file.path)))
         if not folder.empty:
             folders.append(folder)
     reading.workspace = dataclasses.replace(reading.workspace, folders=tuple(folders))
