@@ -8,6 +8,9 @@ tags name the settings and every skill in assembly order, another author's inclu
 (`keys.event_problem`) before it is looked at, the newest per address wins, and what
 the list names becomes a `skill-workspace/1` bundle checked by the pipeline's own
 `load_bundle`, so a skill from a relay obeys the rules a skill from anywhere obeys.
+A skill event also names its folder: its SKILL.md head (`frontmatter`) and each file by
+sha256 and size (`imeta`, read by `file_refs`); the files are fetched elsewhere
+(`webapp.outbound.blobs`), as this module does no I/O.
 """
 
 from __future__ import annotations
