@@ -75,7 +75,7 @@ def test_a_name_that_resolves_to_a_non_public_form_is_refused_at_each_try(addres
     _resolving_to(monkeypatch, address)
     assert url_problem("https://hooks.example.com/in") is None  # a name: checked at the try
     with pytest.raises(delivery.Refused, match="not a public address"):
-        delivery._connection("https", "hooks.example.com", 443)
+        delivery.pinned_connection("https", "hooks.example.com", 443)
     assert relay_url_problem("wss://relay.example.com") is None
     [answer] = relays.fetch(["wss://relay.example.com"], [{"kinds": [1]}], limit=10)
     assert answer.events == [] and "not a public address" in answer.message

@@ -217,3 +217,18 @@ def test_a_relays_rate_limit_is_reported(run, nsec):
         published = run("nostr", "publish", "--agent", "Simon", "--nsec-file", nsec)
     assert published.exit_code == 1
     assert "refused: rate-limited" in published.stdout
+
+
+def test_an_import_names_the_files_it_could_not_fetch(run, nsec, tmp_path, simon_db):
+    with db.session_scope(simon_db) as session:
+        d_tag = store.load_workspace(session, "Simon").skills[0].d_tag
+        store.save_file(session, "Simon", d_tag, "references/notes.md", b"# Notes\n",
+                        expected_version=1)
+        store.publish(session, "Simon", "with a file", expected_latest=1, override="demo")
+    run("nostr", "key", "--agent", "Simon", "--npub", NPUB)
+    out = tmp_path / "simon.jsonl"
+    assert run("nostr", "export", "--agent", "Simon", "--published", "--nsec-file", nsec,
+               "-o", str(out)).exit_code == 0
+    imported = run("nostr", "import", "--file", str(out), "--agent-name", "Copy")
+    assert imported.exit_code == 0, "the import goes on without the file"
+    assert "file 'references/notes.md' is missing: the event gives no URL" in imported.stderr

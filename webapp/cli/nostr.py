@@ -196,7 +196,8 @@ def _read(session, where: str | None, path, relay_urls: tuple[str, ...],
     if path is not None:
         pubkey = _call(address, where).pubkey if where else None
         try:
-            reading = nostr_sync.read_file(path, pubkey, kinds, agent_name=agent_name)
+            reading = nostr_sync.read_file(path, pubkey, kinds, agent_name=agent_name,
+                                           session=session)
         except ValueError as exc:
             raise click.ClickException(f"{path.name}: {exc}") from None
     else:
@@ -206,6 +207,7 @@ def _read(session, where: str | None, path, relay_urls: tuple[str, ...],
             raise click.UsageError("give --relay URL (the address names no relay)")
         urls = _call(store.nostr.check_relays, urls)
         fetched = nostr_sync.fetch_agent(found, urls, kinds, agent_name=agent_name,
+                                         session=session,
                                          timeout=timeout)
         for answer in fetched.answers:
             if answer.status != relays.ANSWERED:

@@ -5,11 +5,14 @@ from .events import (
     DISABLED,
     MAX_ADOPTED,
     MAX_EVENT_BYTES,
+    MAX_FILE_REFS,
     EventProblem,
+    FileRef,
     Kinds,
     Reading,
     agent_events,
     coordinate,
+    file_refs,
     kinds_problems,
     read_agent,
 )
@@ -28,7 +31,8 @@ from .keys import (
 )
 
 __all__ = [
-    "DISABLED", "MAX_ADOPTED", "MAX_EVENT_BYTES", "Address", "EventProblem", "Kinds",
+    "DISABLED", "MAX_ADOPTED", "MAX_EVENT_BYTES", "MAX_FILE_REFS", "Address", "EventProblem",
+    "FileRef", "Kinds", "file_refs",
     "NostrKeyError", "Reading", "address", "agent_events", "coordinate", "event_id",
     "event_problem", "kinds_problems", "naddr", "new_keys", "npub", "public_key_hex", "read_agent",
     "secret_keys", "sign",

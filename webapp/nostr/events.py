@@ -8,12 +8,16 @@ tags name the settings and every skill in assembly order, another author's inclu
 (`keys.event_problem`) before it is looked at, the newest per address wins, and what
 the list names becomes a `skill-workspace/1` bundle checked by the pipeline's own
 `load_bundle`, so a skill from a relay obeys the rules a skill from anywhere obeys.
+A skill event also names its folder: its SKILL.md head (`frontmatter`) and each file by
+sha256 and size (`imeta`, read by `file_refs`); the files are fetched elsewhere
+(`webapp.outbound.blobs`), as this module does no I/O.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +39,22 @@ MAX_EVENT_BYTES = 1024 * 1024
 MAX_ADOPTED = 500
 #: The marker a list's `a` tag carries after its relay hint for a skill adopted but off.
 DISABLED = "disabled"
+#: The most files (`imeta` tags) a skill event's folder is read with.
+MAX_FILE_REFS = 1000
+#: The largest size an `imeta` tag may declare (a file beside SKILL.md is smaller).
+MAX_FILE_SIZE = 64 * 1024 * 1024
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+#: The `m` an `imeta` tag gives a file, by its name's ending: a table of our own, not the
+#: system's MIME database, so an event says the same on every machine (a relay holding it
+#: is seen as unchanged).
+MIME_TYPES = {".md": "text/markdown", ".txt": "text/plain", ".py": "text/x-python",
+              ".sh": "text/x-shellscript", ".js": "text/javascript", ".ts": "text/plain",
+              ".json": "application/json", ".yaml": "application/yaml",
+              ".yml": "application/yaml", ".toml": "application/toml", ".csv": "text/csv",
+              ".html": "text/html", ".css": "text/css", ".xml": "application/xml",
+              ".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
+              ".jpeg": "image/jpeg", ".gif": "image/gif", ".pdf": "application/pdf",
+              ".zip": "application/zip"}
 #: The agent settings a settings event carries, in the order it writes them.
 SETTINGS_KEYS = ("title", "message_mode", "max_array_items", "history_labels", "model",
                  "context_window")
@@ -74,12 +94,15 @@ def coordinate(kind: int, pubkey: str, d: str) -> str:
 
 
 def agent_events(workspace: Workspace, pubkey: str, kinds: Kinds, created_at: int, *,
-                 authors: Mapping[str, str] | None = None, relay_hint: str = ""
-                 ) -> list[dict[str, Any]]:
+                 authors: Mapping[str, str] | None = None, relay_hint: str = "",
+                 blob_url: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
     """The unsigned events of `workspace` authored by `pubkey`: its own skills, its
     settings, then the adoption list. `authors` maps the `d_tag` of a skill adopted from
-    another key to that key: such a skill is named in the list, not written."""
+    another key to that key: such a skill is named in the list, not written. A skill's
+    folder goes with it: its SKILL.md head (`frontmatter`) and an `imeta` tag per file,
+    whose `url` is `blob_url(sha256)` when given."""
     authors = authors or {}
+    folders = workspace.folders_by_tag
     events, adopted = [], []
     settings_d = workspace.agent.name
     adopted.append(["a", coordinate(kinds.settings, pubkey, settings_d), relay_hint])
@@ -91,13 +114,66 @@ def agent_events(workspace: Workspace, pubkey: str, kinds: Kinds, created_at: in
         if author != pubkey:
             continue
         tags = [["d", skill.d_tag], ["name", skill.name], ["description", skill.description],
-                *(["t", trigger] for trigger in skill.triggers), ["layer", str(skill.layer)]]
+                *(["t", trigger] for trigger in skill.triggers), ["layer", str(skill.layer)],
+                *_folder_tags(folders.get(skill.d_tag), blob_url)]
         events.append(_event(pubkey, created_at, kind, tags, skill.content))
     settings = dump_bundle(workspace)["agent"]
     content = json.dumps({key: settings[key] for key in SETTINGS_KEYS}, ensure_ascii=False)
     events.append(_event(pubkey, created_at, kinds.settings, [["d", settings_d]], content))
     events.append(_event(pubkey, created_at, kinds.adoption, adopted, ""))
     return events
+
+
+def _folder_tags(folder: Any, blob_url: Callable[[str], str] | None) -> list[list[str]]:
+    """The `frontmatter` tag and one NIP-94-style `imeta` tag a file of a skill's folder."""
+    if folder is None:
+        return []
+    tags = [["frontmatter", folder.head]] if folder.head else []
+    for file in folder.files:
+        ending = file.path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
+        mime = MIME_TYPES.get(f".{ending}", "application/octet-stream")
+        url = [f"url {blob_url(file.sha256)}"] if blob_url else []
+        tags.append(["imeta", *url, f"x {file.sha256}", f"size {file.size}", f"m {mime}",
+                     f"path {file.path}", f"mode {'755' if file.executable else '644'}"])
+    return tags
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """A file a skill event names by its sha256 and size (an `imeta` tag), to be fetched."""
+
+    path: str
+    sha256: str
+    size: int
+    executable: bool
+    url: str
+
+
+def file_refs(event: dict[str, Any]) -> tuple[list[FileRef], list[str]]:
+    """The files a skill event's `imeta` tags name, and why each tag that could not be read
+    was skipped (more than `MAX_FILE_REFS` tags: none is read)."""
+    tags = [tag for tag in event["tags"] if tag[:1] == ["imeta"]]
+    if len(tags) > MAX_FILE_REFS:
+        return [], [f"names {len(tags)} files; at most {MAX_FILE_REFS} are read"]
+    refs, problems = [], []
+    for tag in tags:
+        fields: dict[str, str] = {}
+        for part in tag[1:]:
+            name, _, value = part.partition(" ") if isinstance(part, str) else ("", "", "")
+            fields.setdefault(name, value)
+        path, sha256 = fields.get("path", ""), fields.get("x", "")
+        size = whole_number(fields.get("size", ""))
+        if not path or len(path) > 1000:
+            problems.append("a file without a path (imeta path)")
+        elif not _SHA256.fullmatch(sha256):
+            problems.append(f"file {excerpt(path)}: x is not a sha256 (64 hex digits)")
+        elif size is None or size > MAX_FILE_SIZE:
+            problems.append(f"file {excerpt(path)}: size is not a whole number up to "
+                            f"{MAX_FILE_SIZE}")
+        else:
+            refs.append(FileRef(path, sha256, size, fields.get("mode") == "755",
+                                fields.get("url", "")))
+    return refs, problems
 
 
 def _event(pubkey: str, created_at: int, kind: int, tags: list[list[str]], content: str
@@ -130,6 +206,10 @@ class Reading:
     authors: dict[str, str] = field(default_factory=dict)
     used: list[dict[str, Any]] = field(default_factory=list)
     problems: list[EventProblem] = field(default_factory=list)
+    #: The files each skill's event names (`d_tag` -> references), fetched apart.
+    files: dict[str, list[FileRef]] = field(default_factory=dict)
+    #: The SKILL.md head each skill's event carries (`frontmatter`), by `d_tag`.
+    heads: dict[str, str] = field(default_factory=dict)
 
     @property
     def blocked(self) -> bool:
@@ -256,7 +336,14 @@ def _skill(reading: Reading, event: dict[str, Any], kinds: Kinds, *, enabled: bo
     if values.get("layer", [str(layer)]) != [str(layer)]:
         reading.problems.append(EventProblem(
             _where(event), f"says layer {values['layer'][0]!r} but has the kind of layer {layer}"))
-    return {"d_tag": _d_tags(event)[0], "name": values.get("name", [""])[0],
+    d_tag = _d_tags(event)[0]
+    refs, skipped = file_refs(event)
+    reading.problems += [EventProblem(_where(event), why, blocking=False) for why in skipped]
+    if refs:
+        reading.files[d_tag] = refs
+    if values.get("frontmatter"):
+        reading.heads[d_tag] = values["frontmatter"][0]
+    return {"d_tag": d_tag, "name": values.get("name", [""])[0],
             "description": values.get("description", [""])[0], "layer": layer,
             "triggers": values.get("t", []), "enabled": enabled, "content": event["content"]}
 

@@ -69,7 +69,7 @@ def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
                "webhook-signature": signature}
     parts = urlsplit(delivery.url)
     try:
-        connection = _connection(parts.scheme, parts.hostname or "", parts.port)
+        connection = pinned_connection(parts.scheme, parts.hostname or "", parts.port)
     except Refused as exc:
         return None, str(exc)
     # One deadline for the whole exchange (connect, request, status, headers, body): a
@@ -93,7 +93,7 @@ def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
         connection.close()
 
 
-def _connection(scheme: str, host: str, port: int | None) -> _PinnedHTTP | _PinnedHTTPS:
+def pinned_connection(scheme: str, host: str, port: int | None) -> _PinnedHTTP | _PinnedHTTPS:
     """A connection to `host` that will connect to the address checked here."""
     port = port or (443 if scheme == "https" else 80)
     try:

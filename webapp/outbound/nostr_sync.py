@@ -11,18 +11,23 @@ import. See docs/nostr.md.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy.orm import Session
 
 from webapp import store
+from webapp.agentskills import DEFAULT_LIMITS, FolderLimits
 from webapp.nostr import (
     MAX_ADOPTED,
     Address,
+    EventProblem,
     Kinds,
     Reading,
     agent_events,
@@ -30,14 +35,19 @@ from webapp.nostr import (
     event_problem,
     read_agent,
 )
-from webapp.pipeline import loads_json, whole_number
+from webapp.pipeline import Folder, excerpt, loads_json, whole_number
 from webapp.store.agents import find_agent
+from webapp.store.folders import head_problem, held_blobs
 from webapp.store.nostr import NostrSettings, nostr_settings, skill_authors
 
-from . import relays
+from . import blobs, relays
 
 #: The most events a file of events may hold (the list, settings, and its skills).
 MAX_FILE_EVENTS = 2 * MAX_ADOPTED + 10
+#: The instance's public base URL (`https://skills.example.com`), for the files' URLs.
+PUBLIC_URL = "SKILL_EDITOR_PUBLIC_URL"
+#: Set to 1, the instance serves an agent's files by sha256 without a key.
+PUBLIC_BLOBS = "SKILL_EDITOR_PUBLIC_BLOBS"
 #: The outcomes that leave an event on a relay.
 HELD = (relays.ACCEPTED, relays.UNCHANGED)
 
@@ -59,18 +69,36 @@ def events_to_sign(session: Session, agent: str, ref: str | None = store.labels.
     draft when `ref` is None. Raises `ValidationError` when the agent has no Nostr key,
     `NotFound` when `ref` gives no snapshot."""
     settings = store.nostr.check_agent_key(session, agent)
+    number = None
     if ref is None:
         workspace, source = store.load_workspace(session, agent), "the draft"
     else:
         row = store.labelled_snapshot(session, agent, ref)
         workspace = store.snapshot_workspace(row)
-        source = f"snapshot {row.number}"
+        number, source = row.number, f"snapshot {row.number}"
     hint = settings.relays[0] if settings.relays else ""
     when = created_at if created_at is not None else store.nostr.next_created_at(
         session, agent, int(time.time()))
     events = agent_events(workspace, settings.pubkey, settings.kinds, when,
-                          authors=skill_authors(session, agent), relay_hint=hint)
+                          authors=skill_authors(session, agent), relay_hint=hint,
+                          blob_url=blob_urls(agent, number))
     return Prepared(agent, source, settings, events)
+
+
+def public_blobs() -> bool:
+    """Whether this instance serves agents' files by sha256 without a key."""
+    return os.environ.get(PUBLIC_BLOBS) == "1"
+
+
+def blob_urls(agent: str, snapshot: int | None) -> Callable[[str], str] | None:
+    """What makes the public URL of a file of the agent's snapshot from its sha256, or None
+    (no URL is written): for the draft, or unless the instance has a public URL and serves
+    published files publicly."""
+    base = os.environ.get(PUBLIC_URL, "").rstrip("/")
+    if snapshot is None or not base or not public_blobs():
+        return None
+    where = f"{base}/public/{quote(agent, safe='')}/snapshots/{snapshot}/blobs"
+    return lambda sha256: f"{where}/{sha256}"
 
 
 def check_signed(prepared: Prepared, signed: Any) -> list[str]:
@@ -141,8 +169,42 @@ class Fetched:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
+def with_folders(reading: Reading, session: Session | None = None, *,
+                 limits: FolderLimits = DEFAULT_LIMITS,
+                 timeout: float = blobs.TIMEOUT_SECONDS) -> Reading:
+    """`reading` with each skill's folder: its SKILL.md head and the files its event names,
+    fetched and verified (`blobs.fetch_folders`); a file that could not be had, or a head
+    that is not one, is reported (not blocking) and left out, as the import goes on. With a
+    `session`, the files the importing agent stores already are not fetched."""
+    if reading.blocked or reading.workspace is None:
+        return reading
+    held = held_blobs(session, reading.workspace.agent.name, (
+        ref.sha256 for refs in reading.files.values() for ref in refs)) if session else {}
+    files, missing = blobs.fetch_folders(reading.files, limits=limits, held=held,
+                                         timeout=timeout)
+    for d_tag, path, why in missing:
+        reading.problems.append(EventProblem(
+            f"skill {excerpt(d_tag)}", f"file {excerpt(path)} is missing: {why}",
+            blocking=False))
+    folders = []
+    for skill in reading.workspace.skills:
+        head = reading.heads.get(skill.d_tag, "")
+        problem = head_problem(head)
+        if problem:
+            reading.problems.append(EventProblem(
+                f"skill {excerpt(skill.d_tag)}", f"frontmatter left out: {problem}",
+                blocking=False))
+            head = ""
+        folder = Folder(skill.d_tag, head, False, tuple(sorted(
+            files.get(skill.d_tag, ()), key=lambda file: file.path)))
+        if not folder.empty:
+            folders.append(folder)
+    reading.workspace = dataclasses.replace(reading.workspace, folders=tuple(folders))
+    return reading
+
+
 def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
-                agent_name: str | None = None,
+                agent_name: str | None = None, session: Session | None = None,
                 timeout: float = relays.TIMEOUT_SECONDS) -> Fetched:
     """Read agent `where.pubkey` from `urls`: its adoption list first, then the settings
     and skills the newest valid list names (other authors' included). `timeout` is the
@@ -163,7 +225,8 @@ def fetch_agent(where: Address, urls: Sequence[str], kinds: Kinds, *,
         answer.asked = "the adoption list"
     for answer in second:
         answer.asked = "what the list names"
-    reading = read_agent(events, where.pubkey, kinds, agent_name=agent_name)
+    reading = with_folders(read_agent(events, where.pubkey, kinds, agent_name=agent_name),
+                           session)
     return Fetched(reading, [*first, *second], events)
 
 
@@ -180,7 +243,7 @@ def _named(reading: Reading, pubkey: str, kinds: Kinds) -> dict[str, set[tuple[i
 
 
 def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
-              agent_name: str | None = None) -> Reading:
+              agent_name: str | None = None, session: Session | None = None) -> Reading:
     """Read an agent from a file of events, one JSON per line (as `export` writes): the
     agent is `pubkey`, or the author of the file's one adoption list."""
     events: list[Any] = []
@@ -200,7 +263,7 @@ def read_file(lines: Iterable[str], pubkey: str | None, kinds: Kinds, *,
             raise ValueError(f"the file holds {len(authors)} adoption lists' authors: "
                              "say which with --npub")
         pubkey = str(authors.pop())
-    return read_agent(events, pubkey, kinds, agent_name=agent_name)
+    return with_folders(read_agent(events, pubkey, kinds, agent_name=agent_name), session)
 
 
 def import_kinds(session: Session, name: str | None) -> Kinds:

@@ -35,7 +35,7 @@ from webapp.agentskills.frontmatter import SkillMdError, split_head
 from webapp.pipeline import FOLDERS_FORMAT, Folder, Skill, excerpt, load_bundle, parse_json
 
 from .activity import record
-from .agents import AgentRef, get_agent
+from .agents import AgentRef, find_agent, get_agent
 from .convert import agent_of, folder_fields, skill_of
 from .errors import NotFound, ValidationError
 from .skills import get_skill, list_skills, save
@@ -153,6 +153,23 @@ def get_blob(session: Session, agent_id: int, sha256: str) -> bytes:
     if data is None:
         raise NotFound(f"no file of this agent has the sha256 {excerpt(sha256)}")
     return bytes(data)
+
+
+def held_blobs(session: Session, agent_name: str, digests: Iterable[str]
+               ) -> dict[str, bytes]:
+    """The bytes the agent named `agent_name` stores of `digests` (sha256s), by sha256; none
+    when there is no such agent (an import names files its agent may hold already)."""
+    row = find_agent(session, agent_name)
+    wanted = sorted(set(digests))
+    if row is None or not wanted:
+        return {}
+    held: dict[str, bytes] = {}
+    for start in range(0, len(wanted), 500):  # a bounded IN list a query
+        held.update((sha256, bytes(data)) for sha256, data in session.execute(
+            select(models.SkillBlob.sha256, models.SkillBlob.data).where(
+                models.SkillBlob.agent_id == row.id,
+                models.SkillBlob.sha256.in_(wanted[start:start + 500]))))
+    return held
 
 
 def folder_of(session: Session, row: models.Skill | models.SkillRevision) -> SkillFolder:

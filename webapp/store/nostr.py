@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,16 +19,18 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from webapp import models
+from webapp.agentskills import SkillFolder
 from webapp.models import utcnow
 from webapp.nostr import Kinds, NostrKeyError, kinds_problems, public_key_hex
-from webapp.pipeline import Skill, Workspace, dump_bundle, dump_skill, excerpt
+from webapp.pipeline import Folder, Skill, Workspace, dump_bundle, dump_skill, excerpt
 
 from . import rules
 from .accounts import require_role
 from .activity import list_activity, record
 from .agents import AgentRef, agent_fields, find_agent, get_agent, insert_agent, taken_agent
-from .convert import skill_fields, skill_of
+from .convert import folder_fields, skill_fields, skill_of
 from .errors import AlreadyExists, ValidationError
+from .folders import folder_input, manifest_of
 from .publish import REVIEWER
 from .skills import Stale, conflict, new_skill, write_skill
 from .transactions import change, rows
@@ -189,7 +191,8 @@ def plan_import(session: Session, workspace: Workspace, authors: Mapping[str, st
     agent (new if none has that name). Raises `ValidationError` for what the store would
     refuse (the bundle rules), and `AlreadyExists` for a name that reads as a taken one."""
     name = workspace.agent.name
-    rules.check_bundle(rules.normalized_bundle(dump_bundle(workspace)))
+    # The folders are checked when written (`folder_input`); the bundle rules see the skills.
+    rules.check_bundle(rules.normalized_bundle(dump_bundle(replace(workspace, folders=()))))
     row = find_agent(session, name)
     if row is None:
         lookalike = taken_agent(session, name)
@@ -207,7 +210,8 @@ def plan_import(session: Session, workspace: Workspace, authors: Mapping[str, st
         after_fields, author = dump_skill(skill), authors.get(skill.d_tag, "")
         if before is None:
             status = NEW
-        elif skill_fields(before) != after_fields or (before.nostr_author or "") != author:
+        elif (skill_fields(before) != after_fields or (before.nostr_author or "") != author
+              or _folder_changed(before, workspace.folders_by_tag.get(skill.d_tag))):
             status = CHANGED
         else:
             status = UNCHANGED
@@ -245,10 +249,16 @@ def apply_import(session: Session, workspace: Workspace, authors: Mapping[str, s
     note = f"imported from Nostr ({pubkey[:12]}…)"
     for position, skill in enumerate(workspace.skills):
         fields = dump_skill(skill)
+        folder = workspace.folders_by_tag.get(skill.d_tag)
+        if folder is not None:
+            fields.update(folder_input(session, row, SkillFolder(
+                skill, folder.head, folder.crlf, folder.files)))
         existing = by_tag.get(skill.d_tag)
         if existing is None:
             existing = new_skill(session, row, fields, position=position, note=note)
-        elif existing.deleted_at is not None or skill_fields(existing) != fields:
+        elif existing.deleted_at is not None or {**skill_fields(existing),
+                                                 **folder_fields(existing)} != {
+                **skill_fields(existing), **folder_fields(existing), **fields}:
             try:
                 write_skill(session, existing, existing.version, fields, note=note,
                             restore=existing.deleted_at is not None)
@@ -273,6 +283,13 @@ def apply_import(session: Session, workspace: Workspace, authors: Mapping[str, s
            f"no longer adopted: {plan.count(DROPPED)} ({len(set(trash))} to the trash)")
     session.expire_all()
     return row, plan
+
+
+def _folder_changed(row: models.Skill, folder: Folder | None) -> bool:
+    """Whether an imported folder differs from the skill's (no folder read: it stays)."""
+    if folder is None:
+        return False
+    return (row.frontmatter, list(row.files)) != (folder.head, manifest_of(folder.files))
 
 
 @change

@@ -37,6 +37,7 @@ from . import (
     nostr,
     pipeline_steps,
     problems,
+    public_files,
     publish,
     responses,
     security,
@@ -52,7 +53,7 @@ from . import (
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, snapshots.bp,
               api.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp, skill_files.bp,
-              catalogue.bp, frontmatter.bp)
+              catalogue.bp, frontmatter.bp, public_files.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

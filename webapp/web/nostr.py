@@ -159,7 +159,8 @@ def preview() -> Response:
     except store.ValidationError as exc:
         return _import_response(422, values=form, errors=exc.errors)
     kinds = nostr_sync.import_kinds(get_session(), name)
-    fetched = nostr_sync.fetch_agent(where, urls, kinds, agent_name=name)
+    fetched = nostr_sync.fetch_agent(where, urls, kinds, agent_name=name,
+                                     session=get_session())
     return _plan_response(fetched.reading, form, answers=fetched.answers, relays=urls)
 
 
@@ -183,7 +184,8 @@ def apply() -> Response:
     except NostrKeyError as exc:
         return _import_response(400, values=form, errors={"address": str(exc)})
     kinds = nostr_sync.import_kinds(get_session(), name)
-    reading = read_agent(events_sent, pubkey, kinds, agent_name=name)
+    reading = nostr_sync.with_folders(read_agent(events_sent, pubkey, kinds, agent_name=name),
+                                      get_session())
     if reading.blocked or reading.workspace is None:
         return _plan_response(reading, form)
     relay_urls = [url for url in form.get("relays", "").splitlines() if url.strip()]

@@ -52,6 +52,23 @@ _manifests: LRU[tuple[int, str], dict[str, PublishedSkill]] = LRU(
 def published_skill(session: Session, agent_id: int, found: store.SnapshotRef,
                     d_tag: str) -> PublishedSkill:
     """The skill `d_tag` of the snapshot `found`; raises `store.NotFound`."""
+    published = published_skills(session, agent_id, found).get(d_tag)
+    if published is None:
+        raise store.NotFound(f"snapshot #{found.number} has no skill {excerpt(d_tag)}")
+    return published
+
+
+def holds_file(session: Session, agent_id: int, found: store.SnapshotRef, sha256: str
+               ) -> bool:
+    """Whether a skill folder of the snapshot `found` holds a file whose sha256 is `sha256`."""
+    return any(entry["sha256"] == sha256
+               for published in published_skills(session, agent_id, found).values()
+               for entry in published.manifest)
+
+
+def published_skills(session: Session, agent_id: int, found: store.SnapshotRef
+                     ) -> dict[str, PublishedSkill]:
+    """Every skill's folder of the snapshot `found`, by `d_tag` (kept in `_manifests`)."""
     key = (found.id, found.digest)
     skills = _manifests.get(key)
     if skills is None:
@@ -63,10 +80,7 @@ def published_skill(session: Session, agent_id: int, found: store.SnapshotRef,
                 folder.skill, folder.head, folder.crlf, name,
                 tuple(manifest_of(folder.files)))
             for name, folder in zip(names, folders, strict=True)})
-    published = skills.get(d_tag)
-    if published is None:
-        raise store.NotFound(f"snapshot #{found.number} has no skill {excerpt(d_tag)}")
-    return published
+    return skills
 
 
 def file_list(published: PublishedSkill, file_url: Any, blob_url: Any) -> list[dict[str, Any]]:
