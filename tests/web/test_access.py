@@ -161,6 +161,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("files.delete", "POST"): AUTHOR,
     ("frontmatter.show", "GET"): VIEWER,
     ("frontmatter.save", "POST"): AUTHOR,
+    ("public_files.blob", "GET"): ANYONE,
     ("transfer.index", "GET"): VIEWER,
     ("transfer.import_address", "GET"): VIEWER,
     ("transfer.export_bundle", "GET"): VIEWER,

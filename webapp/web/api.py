@@ -6,9 +6,8 @@ these routes through to `api_key`, and `security.takes_api_key` skips the CSRF c
 Every error is `application/problem+json` with a `detail`. The request and answer models
 are `api_schema`'s, the OpenAPI document is made from them (`openapi`), and a turn is
 assembled by `api_turn` with the editor's pipeline (docs/api.md). The agent's MCP server
-over Streamable HTTP is routed here too (`mcp`, docs/mcp.md); `mcp_server.server` is
-imported as a module because it reads `api_schema` and `api_turn` back from this package
-(when `skill-editor mcp` imports it first, it is still loading when this module runs).
+(`mcp`, docs/mcp.md) is routed here too; `mcp_server.server` is imported as a module: it
+reads `api_schema` and `api_turn` back, and may still be loading when this module runs.
 """
 
 from __future__ import annotations
@@ -126,8 +125,8 @@ def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
 
 
 def label_of(ref: str) -> str | None:
-    """`ref` when it is a label's name (not a number, `latest`, `draft`, nor a name no
-    label may have: those never reach the key's query)."""
+    """`ref` when it is a label's name (a number, `latest`, `draft`, a name no label may
+    have never reach the key's query)."""
     return ref if store.labels.reference(ref).kind == LABEL else None
 
 
@@ -345,9 +344,11 @@ def mcp(agent: str) -> Response:
     """The agent's MCP server over Streamable HTTP, stateless with JSON answers: the
     skills of the snapshot `?label=` gives (`read`), its scenarios as prompts (`assemble`);
     docs/mcp.md."""
+    if request.method == "DELETE":  # stateless: no session to DELETE, whoever asks
+        return Response(status=405, headers={"Allow": "POST"})
     label = request.args.get("label", PRODUCTION)
     grant = api_key(agent, ("read", "assemble"), label_of(label))
-    if request.method != "POST":  # stateless: no stream to GET, no session to DELETE
+    if request.method != "POST":  # nor a stream to GET (the key asked first, as for reads)
         return Response(status=405, headers={"Allow": "POST"})
     try:
         body = json.loads(request.get_data(cache=True) or b"null")

@@ -1,0 +1,5 @@
+"""`python -m webapp.cli`: the skill-editor command, as the installed script runs it."""
+
+from webapp.cli import main
+
+main()
