@@ -42,6 +42,11 @@ REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
     re.compile(r"\n\n+"): (SCAN, "an attempt at a newline takes the whole run and succeeds, "
                                  "or fails at the next character"),
     re.compile(r"[.\[]"): (SCAN, "one character"),
+    re.compile(r"\r\n|\r|\n"): (SCAN, "one or two characters"),
+    re.compile(r"(?<!\S)\S*?\.[A-Za-z0-9]\S*"): (
+        SCAN, "tried only at a word's start (the look-behind fails at once elsewhere); from "
+              "there the lazy run and the last run stay within that word: each character is "
+              "looked at a bounded number of times"),
     re.compile(r"[\[\]]"): (SCAN, "one character"),
     re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"): (SCAN, "one character"),
     re.compile("[\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029]"): (SCAN, "one character"),

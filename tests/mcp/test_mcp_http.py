@@ -5,7 +5,6 @@ over stdio, the prompts as the API assembles them, and the API's answers to keys
 
 from __future__ import annotations
 
-import anyio
 import httpx2
 import pytest
 from mcp import MCPError
@@ -14,6 +13,7 @@ from mcp.types import PromptReference
 from tests.support.mcp import api_messages, http_client, stdio_client
 from tests.support.server import serve, serve_gunicorn
 from webapp import db, store
+from webapp.mcp_server.http import run_alone
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -62,7 +62,7 @@ def test_the_skills_over_http_are_the_skills_over_stdio(base, published_url, key
                           for r in (await client.list_resources()).resources}
         return capabilities, over_http, over_stdio
 
-    capabilities, over_http, over_stdio = anyio.run(both)
+    capabilities, over_http, over_stdio = run_alone(both)
     assert capabilities.experimental == {"io.modelcontextprotocol/skills": {}}
     assert len(over_http) > 10 and over_http == over_stdio
 
@@ -73,7 +73,7 @@ def test_the_2026_era_discovers_the_extension_over_http(base, key):
             return client.protocol_version, client.server_capabilities, \
                 len((await client.list_resources()).resources)
 
-    version, capabilities, count = anyio.run(discover)
+    version, capabilities, count = run_alone(discover)
     assert version == "2026-07-28" and count > 10
     assert capabilities.extensions == {"io.modelcontextprotocol/skills": {}}
 
@@ -121,7 +121,7 @@ def test_a_prompt_is_what_the_api_assembles_for_the_same_turn(base, key):
                                               {"name": "message", "value": ""})
             return listed, got, completed
 
-    listed, got, completed = anyio.run(prompts)
+    listed, got, completed = run_alone(prompts)
     assert listed and all(p.arguments[0].name == "message" for p in listed)
     assert completed.completion.values
     for name, prompt in got.items():
@@ -146,7 +146,7 @@ def test_an_unknown_prompt_and_too_many_arguments_are_invalid_params(base, key):
                 errors.append(raised.value.code)
         return errors
 
-    assert anyio.run(hostile) == [-32602] * 3
+    assert run_alone(hostile) == [-32602] * 3
 
 
 def test_a_body_over_the_limit_is_a_413(base, key):
@@ -190,5 +190,5 @@ def test_gunicorns_sync_workers_serve_it(published_url, app, key):
             return len((await client.list_resources()).resources), prompt
 
     for base in serve_gunicorn(published_url):
-        count, prompt = anyio.run(session, base)
+        count, prompt = run_alone(session, base)
         assert count > 0 and prompt.messages

@@ -11,6 +11,7 @@ from mcp import Client, MCPError, types
 
 from tests.support.mcp import stdio, stdio_client
 from webapp import db, store
+from webapp.mcp_server.http import run_alone
 
 
 def publish_edit(database_url: str) -> None:
@@ -53,7 +54,7 @@ def test_list_changed_after_a_publish_and_a_label_move(published_url):
                 texts.append(read.contents[0].text)
         return texts
 
-    after_publish, after_move = anyio.run(session)
+    after_publish, after_move = run_alone(session)
     assert changed == ["notifications/resources/list_changed",
                        "notifications/prompts/list_changed"] * 2
     assert after_publish.endswith("\nLive.\n") and not after_move.endswith("\nLive.\n")
@@ -78,7 +79,7 @@ def test_a_2026_client_is_told_on_its_listen_stream(published_url):
             read = await client.read_resource("skill://pdf/SKILL.md")
             return seen, read.contents[0].text
 
-    seen, text = anyio.run(session)
+    seen, text = run_alone(session)
     assert seen == ["ResourcesListChanged", "PromptsListChanged"]
     assert text.endswith("\nLive.\n")
 
@@ -94,7 +95,7 @@ def test_listen_streams_are_bounded(published_url):
                 await streams.enter_async_context(client.listen(resources_list_changed=True))
             return refused.value.message, len((await client.list_resources()).resources)
 
-    message, count = anyio.run(session)
+    message, count = run_alone(session)
     assert "limit" in message and count > 10
 
 
@@ -118,5 +119,5 @@ def test_an_agent_not_yet_published_is_served_once_it_is(published_url):
                 await arrived.wait()
             return before, [r.uri for r in (await client.list_resources()).resources]
 
-    before, after = anyio.run(session)
+    before, after = run_alone(session)
     assert before == [] and after == ["skill://hello/SKILL.md"]

@@ -7,13 +7,13 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import anyio
 import pytest
 from click.testing import CliRunner
 from mcp import Client, MCPError
 
 from tests.support.mcp import stdio, stdio_client
 from webapp.cli import main
+from webapp.mcp_server.http import run_alone
 
 
 def exported(database_url: str, agent: str, folder: Path) -> dict[str, bytes]:
@@ -38,7 +38,7 @@ async def read_all(database_url: str, agent: str):
 
 
 def test_every_skill_and_file_is_served_as_the_export_writes_it(published_url, tmp_path):
-    capabilities, listed, read = anyio.run(read_all, published_url, "Docs")
+    capabilities, listed, read = run_alone(read_all, published_url, "Docs")
     # The handshake era's schema has no `extensions`: the client keeps `experimental`.
     assert capabilities.experimental == {"io.modelcontextprotocol/skills": {}}
     assert capabilities.resources.list_changed and capabilities.prompts.list_changed
@@ -53,7 +53,7 @@ def test_every_skill_and_file_is_served_as_the_export_writes_it(published_url, t
 
 
 def test_a_skill_md_carries_its_frontmatter_name_and_description(published_url):
-    _, listed, read = anyio.run(read_all, published_url, "Docs")
+    _, listed, read = run_alone(read_all, published_url, "Docs")
     pdf = next(r for r in listed if r.uri == "skill://pdf/SKILL.md")
     assert (pdf.name, pdf.mime_type) == ("pdf", "text/markdown")
     assert pdf.description.startswith("Comprehensive PDF manipulation toolkit")
@@ -69,7 +69,7 @@ def test_the_2026_era_declares_the_extension_in_discover(published_url):
         async with Client(stdio(published_url, "Docs"), mode="auto") as client:
             return client.protocol_version, client.server_capabilities
 
-    version, capabilities = anyio.run(discover)
+    version, capabilities = run_alone(discover)
     assert version == "2026-07-28"
     assert capabilities.extensions == {"io.modelcontextprotocol/skills": {}}
 
@@ -81,7 +81,7 @@ def test_an_unknown_resource_is_an_invalid_params_error(published_url):
                 await client.read_resource("skill://pdf/SKILL.mdx")
             return raised.value
 
-    error = anyio.run(read_missing)
+    error = run_alone(read_missing)
     assert error.code == -32602 and "did you mean" in error.message
 
 
@@ -93,7 +93,7 @@ def test_a_huge_argument_is_an_invalid_params_error(published_url):
                 await client.get_prompt(name, {"message": "x" * (1024 * 1024 + 1)})
             return raised.value
 
-    error = anyio.run(huge)
+    error = run_alone(huge)
     assert error.code == -32602 and "message" in error.message
 
 

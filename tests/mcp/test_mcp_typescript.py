@@ -9,12 +9,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import anyio
 import pytest
 
 from tests.support.mcp import http_client
 from tests.support.server import serve
 from webapp import db, store
+from webapp.mcp_server.http import run_alone
 
 TS = Path(__file__).parent / "ts"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
@@ -57,6 +57,6 @@ def test_the_typescript_sdk_lists_and_reads_the_skills(ts_client, app, base):
     assert got["capabilities"]["experimental"] == {"io.modelcontextprotocol/skills": {}}
     assert got["version"]["name"] == "skill-editor"
     assert "skill://pdf/SKILL.md" in got["read"] and len(got["read"]) > 10
-    assert got["read"] == anyio.run(python_reads)
+    assert got["read"] == run_alone(python_reads)
     assert [r["uri"] for r in got["resources"]] == list(got["read"])
     assert got["prompts"] == []  # Docs has no scenario

@@ -17,6 +17,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from webapp.pipeline import is_digits
+
 SKILL_FILE = "SKILL.md"
 #: The most files a skill's folder holds by default, SKILL.md included.
 MAX_FILES = 512
@@ -62,7 +64,7 @@ def limits_from(settings: Mapping[str, Any]) -> FolderLimits:
         if value is None:
             continue
         text = str(value).strip()
-        if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        if not is_digits(text) or int(text) < 1:
             raise ValueError(f"{key} must be a whole number of at least 1, not {value!r}")
         values[field] = int(text)
     return FolderLimits(**values)

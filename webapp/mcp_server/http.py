@@ -10,8 +10,10 @@ Flask, under the app's body limit, before the SDK sees it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import anyio
 from mcp.server.lowlevel import Server
@@ -24,6 +26,8 @@ REQUEST_SECONDS = 60.0
 #: The methods that read resources (the `read` scope) and that assemble (`assemble`).
 READ_METHODS = ("resources/",)
 ASSEMBLE_METHODS = ("prompts/", "completion/")
+
+T = TypeVar("T")
 
 
 def scopes_for(body: Any) -> list[str]:
@@ -88,9 +92,21 @@ def answer(server: Server[Any], method: str, path: str, query: bytes,
                 await manager.handle_request(scope, receive, send)
         done.set()
 
-    anyio.run(run)
+    run_alone(run)
     if not result.headers and not result.body:  # cut at the deadline before answering
         result.status, result.body = 503, bytearray(b'{"jsonrpc": "2.0", "id": null, "error": '
                                                     b'{"code": -32603, "message": "timed out"}}')
         result.headers = [("Content-Type", "application/json")]
     return result
+
+
+def run_alone(function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """`anyio.run(function, *args)`, in a thread of its own when this thread already runs
+    an event loop (an app embedding ours, a browser driver's loop in the same process): one
+    thread may run one loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(function, *args)
+    with ThreadPoolExecutor(1, thread_name_prefix="mcp-request") as pool:
+        return pool.submit(anyio.run, function, *args).result()
