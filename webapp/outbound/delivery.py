@@ -81,11 +81,11 @@ def post(delivery: Delivery, now: datetime) -> tuple[int | None, str]:
         connection.request("POST", path, body=body, headers=headers)
         answer = connection.getresponse()
         excerpt = answer.read(api_models.EXCERPT_LENGTH).decode("utf-8", "replace")
-        if not timer.is_alive():  # cut at the deadline: what came is no whole answer
+        if connection.was_cut.is_set():  # cut at the deadline: what came is no whole answer
             return None, f"no answer within {TIMEOUT_SECONDS} s"
         return answer.status, excerpt
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        if isinstance(exc, TimeoutError) or not timer.is_alive():  # either deadline
+        if isinstance(exc, TimeoutError) or connection.was_cut.is_set():  # either deadline
             return None, f"no answer within {TIMEOUT_SECONDS} s"
         return None, f"{type(exc).__name__}: {exc}"[:api_models.EXCERPT_LENGTH]
     finally:
@@ -112,11 +112,15 @@ def pinned_connection(scheme: str, host: str, port: int | None) -> _PinnedHTTP |
 
 class _Cut:
     """A connection whose socket another thread can cut at its deadline: `shutdown` wakes a
-    read blocked in it, which `close` does not (the answer keeps its own file of it)."""
+    read blocked in it, which `close` does not (the answer keeps its own file of it).
+    `was_cut` is set before the socket is shut, so the reader woken by the cut sees it
+    (the timer's thread may still be alive when the reader wakes)."""
 
     raw: socket.socket | None = None
+    was_cut: threading.Event
 
     def cut(self) -> None:
+        self.was_cut.set()
         if self.raw is not None:
             try:
                 self.raw.shutdown(socket.SHUT_RDWR)
@@ -130,6 +134,7 @@ class _PinnedHTTP(_Cut, http.client.HTTPConnection):
     def __init__(self, host: str, address: str, port: int):
         super().__init__(host, port, timeout=TIMEOUT_SECONDS)
         self.address = address
+        self.was_cut = threading.Event()
 
     def connect(self) -> None:
         self.sock = self.raw = socket.create_connection((self.address, self.port),
@@ -143,6 +148,7 @@ class _PinnedHTTPS(_Cut, http.client.HTTPSConnection):
         super().__init__(host, port, timeout=TIMEOUT_SECONDS,
                          context=ssl.create_default_context())
         self.address = address
+        self.was_cut = threading.Event()
 
     def connect(self) -> None:
         self.raw = socket.create_connection((self.address, self.port), self.timeout)
