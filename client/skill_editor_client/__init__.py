@@ -86,8 +86,15 @@ class Client:
         self._hook = Webhook(webhook_secret) if webhook_secret else None
         self._cache: dict[str, _Entry] = {}
         self._lock = threading.Lock()
+        self._revalidations: list[threading.Thread] = []
 
     def close(self) -> None:
+        """Wait for the background revalidations under way (each ends within the
+        client's timeout), then close the connections."""
+        with self._lock:
+            running, self._revalidations = self._revalidations, []
+        for thread in running:
+            thread.join()
         self._http.close()
 
     def __enter__(self) -> Client:
@@ -119,8 +126,11 @@ class Client:
                     return entry.snapshot
                 if not entry.revalidating:
                     entry.revalidating = True
-                    threading.Thread(target=self._revalidate, args=(label,), daemon=True,
-                                     name=f"revalidate {label}").start()
+                    thread = threading.Thread(target=self._revalidate, args=(label,),
+                                              daemon=True, name=f"revalidate {label}")
+                    self._revalidations = [t for t in self._revalidations if t.is_alive()]
+                    self._revalidations.append(thread)
+                    thread.start()
                 return entry.snapshot
         return self.refresh(label)
 
@@ -168,7 +178,8 @@ class Client:
 
     def assemble(self, **turn: Any) -> dict[str, Any]:
         """`POST .../assemble`: one turn's context (`snapshot`, `scenario`, `trigger`,
-        `message`, `tool_results`, `variables`, `history`, `provider`, all optional)."""
+        `message`, `tool_results`, `variables`, `history`, `provider`, all optional; and
+        `include`, the forms of the context to answer: `["messages"]` unless told)."""
         return self._post("assemble", turn)
 
     def report(self, **sent: Any) -> dict[str, Any]:

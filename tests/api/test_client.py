@@ -98,8 +98,11 @@ def test_a_turn_is_assembled_and_its_report_checked(client):
     made, _ = client
     turn = {"snapshot": "production", "message": "Who mentioned me?"}
     answer = made.assemble(**turn)
-    assert answer["snapshot"] == 2 and answer["messages"]
-    report = made.report(**turn, log_entry=answer["log_entry"])
+    assert answer["snapshot"] == 2 and answer["messages"] and "log_entry" not in answer
+    assert made.report(**turn, messages=answer["messages"])["verdict"] == "matches"
+    logged = made.assemble(**turn, include=["log_entry"])
+    assert "messages" not in logged
+    report = made.report(**turn, log_entry=logged["log_entry"])
     assert report["verdict"] == "matches" and report["snapshot"] == 2
 
 

@@ -19,6 +19,7 @@ PROBLEM = "application/problem+json"
 SNAPSHOTS = "/api/v1/agents/{agent}/snapshots"
 SNAPSHOT = "/api/v1/agents/{agent}/snapshots/{ref}"
 ASSEMBLE = "/api/v1/agents/{agent}/assemble"
+EVERY_FORM = ["messages", "document", "request_body", "log_entry"]
 LOG = "/api/v1/agents/{agent}/log"
 SCENARIO = "admin asks about mentions"
 
@@ -172,7 +173,7 @@ def cli_json(database_url: str, *args: str) -> str:
 def test_a_turn_is_what_the_cli_assembles(client, published, token, database_url, ref,
                                           cli_args):
     response = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble"),
-                           json={"snapshot": ref, "scenario": SCENARIO})
+                           json={"snapshot": ref, "scenario": SCENARIO, "include": EVERY_FORM})
     body = response.get_json()
     cli = json.loads(cli_json(database_url, *cli_args, "--scenario", SCENARIO,
                               "--format", "json"))
@@ -190,9 +191,10 @@ def test_a_turn_is_what_the_cli_assembles(client, published, token, database_url
 
 def test_posted_inputs_replace_the_scenarios(client, published, token):
     headers = token("assemble")
-    plain = client.post(ASSEMBLE.format(agent="Simon"), headers=headers, json={}).get_json()
+    plain = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                        json={"include": EVERY_FORM}).get_json()
     posted = client.post(ASSEMBLE.format(agent="Simon"), headers=headers, json={
-        "message": "A posted message ✓", "provider": "anthropic",
+        "include": EVERY_FORM, "message": "A posted message ✓", "provider": "anthropic",
         "history": [{"role": "user", "content": "posted history line"}],
         "tool_results": {tool: {"success": True, "content": f"posted result of {tool}"}
                          for tool in ("agent_identity", "nostr_agent_profile")},
@@ -203,6 +205,27 @@ def test_posted_inputs_replace_the_scenarios(client, published, token):
     assert posted["document"] != plain["document"]
 
 
+def test_an_answer_carries_the_context_once_unless_asked_for_more(client, published, token):
+    """Each form of the context (messages, document, request body, log entry) holds the
+    whole of it: a turn answers the messages alone unless `include` asks, so a megabyte's
+    message comes back about once, not four times."""
+    headers = token("assemble")
+    message = "word " * 200_000
+    answer = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                         json={"message": message})
+    body = answer.get_json()
+    assert answer.status_code == 200 and {"document", "request_body", "log_entry"}.isdisjoint(body)
+    assert any(message.strip() in m["content"] for m in body["messages"])
+    assert len(answer.data) < 1.2 * len(message)
+    asked = client.post(ASSEMBLE.format(agent="Simon"), headers=headers, json={
+        "message": "hi", "include": ["log_entry", "request_body"]}).get_json()
+    assert "messages" not in asked and "document" not in asked
+    assert asked["request_body"]["messages"] and asked["log_entry"].startswith("<!--")
+    refused = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
+                          json={"include": ["everything"]})
+    assert is_problem(refused, 422) and "include" in refused.get_json()["detail"]
+
+
 MOCK_NPUB = "npub1kfc89dlu9m05tvfnry4l3jjacqpp930sz4kaghcmg9vrrrceg44qf80xae"
 
 
@@ -211,14 +234,16 @@ def test_a_turn_without_a_scenario_carries_no_mock_data(client, published, token
     answer then says which inputs the scenario gave."""
     headers = token("assemble")
     alone = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
-                        json={"message": "Who mentioned me?"}).get_json()
+                        json={"message": "Who mentioned me?", "include": ["document"]}
+                        ).get_json()
     assert MOCK_NPUB not in alone["document"] and alone["scenario"] is None
     assert alone["from_scenario"] == []
     named = {d["message"].split("`")[3] for d in alone["diagnostics"]
              if d["code"] == "tool-not-called"}
     assert named == {"agent_identity", "nostr_agent_profile"}
     given = client.post(ASSEMBLE.format(agent="Simon"), headers=headers,
-                        json={"scenario": SCENARIO, "message": "Who mentioned me?"}).get_json()
+                        json={"scenario": SCENARIO, "message": "Who mentioned me?",
+                              "include": ["document"]}).get_json()
     assert MOCK_NPUB in given["document"]
     assert given["from_scenario"] == ["trigger", "history", "tool_results.agent_identity",
                                       "tool_results.nostr_agent_profile"]
@@ -245,7 +270,7 @@ def test_the_draft_needs_the_draft_scope(app, client, published, token):
                           json={"snapshot": "draft"})
     assert is_problem(refused, 403)
     draft = client.post(ASSEMBLE.format(agent="Simon"), headers=token("assemble", "draft"),
-                        json={"snapshot": "draft"}).get_json()
+                        json={"snapshot": "draft", "include": ["document"]}).get_json()
     assert draft["snapshot"] is None and "Unpublished line." in draft["document"]
 
 

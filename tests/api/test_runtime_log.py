@@ -23,7 +23,8 @@ def is_problem(response, status: int) -> bool:
 
 
 def assembled(client, headers) -> dict:
-    return client.post(ASSEMBLE, json=TURN, headers=headers).get_json()
+    return client.post(ASSEMBLE, json={**TURN, "include": ["messages", "log_entry"]},
+                       headers=headers).get_json()
 
 
 def test_a_report_of_what_was_assembled_matches(client, published, token):
@@ -87,7 +88,8 @@ def test_an_entry_shows_the_scenario_trigger_and_problems_its_header_names(clien
     says: its scenario, trigger and problem counts."""
     headers = token("assemble", "log")
     turn = client.post(ASSEMBLE, headers=headers, json={
-        "scenario": "admin asks about mentions", "trigger": "dm"}).get_json()
+        "scenario": "admin asks about mentions", "trigger": "dm", "include": ["log_entry"]}
+        ).get_json()
     header = turn["log_entry"].partition("\n")[0]
     assert "scenario admin asks about mentions" in header and "trigger dm" in header
     answer = client.post(LOG, json={"log_entry": turn["log_entry"]}, headers=headers)

@@ -25,7 +25,9 @@ WORKSPACE = Workspace(
 
 
 def turn(**fields) -> AssembleRequest:
-    return AssembleRequest.model_validate(fields)
+    """A turn that asks for every form of the context."""
+    return AssembleRequest.model_validate(
+        {"include": ["messages", "document", "request_body", "log_entry"], **fields})
 
 
 def test_a_turn_without_a_scenario_carries_no_mock_data():

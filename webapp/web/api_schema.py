@@ -82,6 +82,11 @@ class SkillFileList(BaseModel):
 #: reference, a number is not a text (no lax coercion, so the schema is the whole rule).
 STRICT = ConfigDict(extra="forbid", strict=True)
 
+#: The forms of a turn's context an answer may carry (`include`): each is the whole
+#: context again, so an answer carries the ones asked for.
+Included = Literal["messages", "document", "request_body", "log_entry"]
+INCLUDED: tuple[str, ...] = Included.__args__  # type: ignore[attr-defined]
+
 
 class HistoryItem(BaseModel):
     model_config = STRICT
@@ -115,6 +120,10 @@ class AssembleRequest(BaseModel):
                     "or built-in gives")
     history: list[HistoryItem] | None = Field(None, max_length=MOST_ENTRIES)
     provider: Literal["openai", "anthropic"] | None = None
+    include: list[Included] = Field(
+        default_factory=lambda: ["messages"], max_length=len(INCLUDED),
+        description="which forms of the context the answer carries; each holds the whole "
+                    "context, so the default is the messages alone (the context once)")
 
 
 class DiagnosticItem(BaseModel):
@@ -142,11 +151,16 @@ class AssembleAnswer(BaseModel):
         description="the inputs the named scenario supplied because the turn did not post "
                     "them: `trigger`, `message`, `history`, `event`, `provider`, and "
                     "`tool_results.NAME` for each mock tool's data; empty without a scenario")
-    document: str
-    messages: list[dict[str, str]]
-    request_body: dict[str, Any] = Field(description="the provider's request body "
-                                                     "(OpenAI's shape when no provider)")
-    log_entry: str
+    messages: list[dict[str, str]] | None = Field(
+        None, description="the messages (`role`, `content`); when `include` asks for them")
+    document: str | None = Field(
+        None, description="the assembled markdown document; when `include` asks for it")
+    request_body: dict[str, Any] | None = Field(
+        None, description="the provider's request body (OpenAI's shape when no provider); "
+                          "when `include` asks for it")
+    log_entry: str | None = Field(
+        None, description="the context-log entry (a header line, then the document); when "
+                          "`include` asks for it")
     diagnostics: list[DiagnosticItem]
     tokens: TokenCounts
 

@@ -33,7 +33,7 @@ from webapp.pipeline import (
 from webapp.tokens import count_tokens
 from webapp.views.messages import Models, messages_text, request_bodies
 
-from .api_schema import AssembleRequest
+from .api_schema import INCLUDED, AssembleRequest
 
 #: Parsed workspaces of snapshots, by digest (the sha256 of the bundle they were read
 #: from, so an entry can never be stale). A demo-size workspace is tens of kilobytes.
@@ -148,23 +148,33 @@ def expected_context(workspace: Workspace, turn: AssembleRequest) -> Context:
 def assemble_turn(workspace: Workspace, turn: AssembleRequest, models: Models
                   ) -> dict[str, Any]:
     """The fields of an `AssembleAnswer` but the snapshot's: what the editor's preview
-    shows for these inputs (document, messages, the provider's request body, the log
-    entry, every diagnostic, token counts)."""
+    shows for these inputs (the forms of the context `turn.include` asks for, of the
+    messages, the document, the provider's request body and the log entry; every
+    diagnostic; token counts). Each form is the whole context again: an answer carries
+    the context as often as it is asked for, once by default."""
     workspace, scenario, from_scenario = turn_inputs(workspace, turn)
     context = assemble(workspace, scenario, trigger=turn.trigger, message=turn.message)
-    provider = scenario.provider or "openai"
-    bodies = {body.slug: body.value for body in request_bodies(context.messages, models)}
     document = count_tokens(context.document)
-    return {
+    answer: dict[str, Any] = {
         "scenario": context.scenario, "trigger": context.trigger,
-        "from_scenario": from_scenario,
-        "document": context.document, "messages": context.messages,
-        "request_body": bodies.get(provider, bodies["openai"]),
-        "log_entry": context.log_entry,
+        "from_scenario": from_scenario}
+    for form in INCLUDED:
+        if form in turn.include:
+            answer[form] = _form(form, context, scenario.provider, models)
+    return answer | {
         "diagnostics": [diagnostic.to_dict() for diagnostic in context.diagnostics],
         "tokens": {"document": document.n, "exact": document.exact,
                    "messages": [count_tokens(m["content"]).n for m in context.messages]},
     }
+
+
+def _form(form: str, context: Context, provider: str | None, models: Models) -> Any:
+    """One form of the context an answer may carry (`api_schema.INCLUDED`)."""
+    if form == "request_body":
+        bodies = {body.slug: body.value for body in request_bodies(context.messages, models)}
+        return bodies.get(provider or "openai", bodies["openai"])
+    return {"messages": context.messages, "document": context.document,
+            "log_entry": context.log_entry}[form]
 
 
 class Sent(NamedTuple):
