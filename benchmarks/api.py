@@ -27,9 +27,10 @@ from pathlib import Path
 
 from werkzeug.test import EnvironBuilder
 
-from webapp import db, store
+from webapp import store
 from webapp.app import create_app
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 from .web import _free_port, _lua_string
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from werkzeug.serving import make_server
 
 from webapp import store
-from webapp.db import session_scope
+from webapp.schema.db import session_scope
 
 from .web import Row, _app
 from .workspaces import scale_workspace

@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from webapp.context_tests import run, run_for_skill
 from webapp.pipeline import Workspace, bundle_text, dump_bundle
+from webapp.store.context_tests import run, run_for_skill
 
 from .pipeline import Row, median_ms
 from .workspaces import tested_workspace

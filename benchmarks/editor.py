@@ -22,7 +22,7 @@ from werkzeug.serving import make_server
 
 from webapp import store
 from webapp.app import create_app
-from webapp.db import get_session
+from webapp.schema.db import get_session
 
 from .__main__ import machine
 

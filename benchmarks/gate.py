@@ -29,10 +29,11 @@ import yaml
 from flask import Flask
 from sqlalchemy import event, select
 
-from webapp import db, models, store
+from webapp import store
 from webapp.app import create_app
 from webapp.pipeline import Workspace, assemble, dump_bundle
 from webapp.pipeline.untrusted import SafeYamlLoader
+from webapp.schema import db, models
 from webapp.views.pipeline_steps import explained
 from webapp.views.preview import Choice, with_draft
 
@@ -110,14 +111,16 @@ class Outcome:
         return self.ratio > self.budget
 
 
-def check(rows: Sequence[Row], runs: int = 7, warmup: int = 2) -> list[Outcome]:
+def check(rows: Sequence[Row], runs: int = 7, warmup: int = 2,
+          clock: Callable[[], float] = time.perf_counter) -> list[Outcome]:
     """Every row's outcome. Timed rows run `warmup` times unmeasured, then `runs` times,
-    the floor and the request in turn (so both see the same machine)."""
+    the floor and the request in turn (so both see the same machine), timed by `clock`
+    (seconds; another clock counts work in another unit, as the gate's own tests do)."""
     outcomes: list[Outcome] = []
     medians: dict[str, float] = {}
     for row in rows:
         if isinstance(row, Timed):
-            measured, floor = _timed(row, runs, warmup)
+            measured, floor = _timed(row, runs, warmup, clock)
             medians[row.name] = measured
             outcomes.append(Outcome(row.name, _ms(measured), f"{_ms(floor)} {row.floor_name}",
                                     measured / floor, row.budget))
@@ -133,18 +136,19 @@ def check(rows: Sequence[Row], runs: int = 7, warmup: int = 2) -> list[Outcome]:
     return outcomes
 
 
-def _timed(row: Timed, runs: int, warmup: int) -> tuple[float, float]:
+def _timed(row: Timed, runs: int, warmup: int, clock: Callable[[], float]
+           ) -> tuple[float, float]:
     for i in range(warmup):
         row.floor(-1 - i)
         row.measure(-1 - i)
     measured, floors = [], []
     for i in range(runs):
-        start = time.perf_counter()
+        start = clock()
         row.floor(i)
-        middle = time.perf_counter()
+        middle = clock()
         row.measure(i)
         floors.append(middle - start)
-        measured.append(time.perf_counter() - middle)
+        measured.append(clock() - middle)
     return statistics.median(measured), statistics.median(floors)
 
 

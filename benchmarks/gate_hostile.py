@@ -20,9 +20,10 @@ import tracemalloc
 import zipfile
 from collections.abc import Callable
 
-from webapp import db, store
+from webapp import store
 from webapp.outbound import relays
 from webapp.pipeline.patterns import pattern_problem
+from webapp.schema import db
 
 LINE_CHARS = 200_000
 ZIP_SKILLS = 32
@@ -90,8 +91,9 @@ def zip_rows(bench) -> tuple[Callable[[int], object], Callable[[int], object]]:
             preview(_skills_zip(("A sentence of prose. " * 8 + "\n") * (LINE_CHARS // 170))))
 
 
-def relay_memory() -> int:
-    """MiB at the peak of a fetch from four relays flooding it with many-tag events."""
+def relay_memory(timeout: float = 10) -> int:
+    """MiB at the peak of a fetch from four relays flooding it with many-tag events, each
+    relay given `timeout` seconds."""
     from tests.support.relay import Script, scripted_relay  # a relay started for the row
 
     tags = ",".join(['["t"]'] * FLOOD_TAGS)
@@ -101,7 +103,7 @@ def relay_memory() -> int:
             scripted_relay(scripts[2]) as c, scripted_relay(scripts[3]) as d:
         tracemalloc.start()
         try:
-            relays.fetch([a, b, c, d], [{"kinds": [1]}], limit=20, timeout=10)
+            relays.fetch([a, b, c, d], [{"kinds": [1]}], limit=20, timeout=timeout)
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()

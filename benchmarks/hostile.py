@@ -85,7 +85,8 @@ def hostile_rows(top: int = 8) -> list[Row]:
     """(figure, measured, target) rows: the `top` slowest routes over the corpus, each
     with its slowest shape (GET, page and fragment, over the saved shapes; POST, as a
     fragment, with each form to the Simon demo agent)."""
-    from webapp import db, store
+    from webapp import store
+    from webapp.schema import db
 
     from .web import _app
 

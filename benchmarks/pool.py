@@ -1,4 +1,4 @@
-"""The worker pool's section (`webapp.bounded`): what running a block in a worker process
+"""The worker pool's section (`webapp.bounds.deadlines`): what running a block in a worker process
 costs over running it in the web process, and what replacing a killed worker costs."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from webapp import bounded
+from webapp.bounds import deadlines
 from webapp.render import html
 from webapp.render.highlight import highlight_lines
 
@@ -29,10 +29,10 @@ def _median_ms(fn: Callable[[], object], runs: int) -> float:
 def pool_rows(quick: bool = False) -> list[Row]:
     """(figure, measured, target) rows for the pool."""
     runs = 50 if quick else 500
-    bounded.run("markdown", html.convert, [BLOCK])  # the forkserver and a first worker
+    deadlines.run("markdown", html.convert, [BLOCK])  # the forkserver and a first worker
     in_process = _median_ms(lambda: html.convert(BLOCK), runs)
-    pooled = _median_ms(lambda: bounded.run("markdown", html.convert, [BLOCK]), runs)
-    highlighted = _median_ms(lambda: bounded.run("highlight", highlight_lines, [BLOCK]), runs)
+    pooled = _median_ms(lambda: deadlines.run("markdown", html.convert, [BLOCK]), runs)
+    highlighted = _median_ms(lambda: deadlines.run("highlight", highlight_lines, [BLOCK]), runs)
     replaced = _replace_ms(3 if quick else 10)
     return [
         ("pool: one block rendered, in process", f"{in_process:.3f} ms", "(reference)"),
@@ -49,6 +49,6 @@ def _replace_ms(times: int) -> float:
     """Median time of a call that starts a worker: every worker is idle and closed first."""
     samples = []
     for _ in range(times):
-        bounded.close_idle()
-        samples.append(_median_ms(lambda: bounded.run("markdown", html.convert, [BLOCK]), 1))
+        deadlines.close_idle()
+        samples.append(_median_ms(lambda: deadlines.run("markdown", html.convert, [BLOCK]), 1))
     return statistics.median(samples)

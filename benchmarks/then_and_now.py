@@ -29,7 +29,7 @@ from pathlib import Path
 from werkzeug.serving import make_server
 from playwright.sync_api import sync_playwright
 from webapp import store
-from webapp.db import session_scope
+from webapp.schema.db import session_scope
 from benchmarks.browser import ARGS, CHROMIUM, _measure
 from benchmarks.web import _app
 from benchmarks.workspaces import scale_workspace

@@ -28,8 +28,8 @@ from flask import Flask
 
 from webapp import store
 from webapp.app import create_app
-from webapp.db import get_session, session_scope
 from webapp.pipeline import dump_bundle
+from webapp.schema.db import get_session, session_scope
 
 from .workspaces import scale_workspace
 

@@ -1,6 +1,6 @@
-"""Alembic environment: migrates the database the models in `webapp.models` describe.
+"""Alembic environment: migrates the database the models in `webapp.schema.models` describe.
 
-Called three ways: by `webapp.db.upgrade()` (which hands over an engine), by the
+Called three ways: by `webapp.schema.db.upgrade()` (which hands over an engine), by the
 `alembic` command with `-c migrations/alembic.ini`, or with only `$DATABASE_URL` set.
 SQLite cannot alter most things in place, so migrations run in batch mode there.
 """
@@ -12,9 +12,9 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Engine
 
-import webapp.api_models  # noqa: F401  (its tables are in Base.metadata)
-from webapp import db
-from webapp.models import Base
+import webapp.schema.api_models  # noqa: F401  (its tables are in Base.metadata)
+from webapp.schema import db
+from webapp.schema.models import Base
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("engine") is None:

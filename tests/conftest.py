@@ -35,7 +35,7 @@ def _default_database_in_a_temporary_folder(tmp_path_factory) -> Iterator[None]:
     """The default database (`db.default_url`: the user's data folder, or a checkout's
     instance folder) in a temporary folder: no test writes in the user's home or the
     checkout, even one that forgets to name its database."""
-    from webapp import db
+    from webapp.schema import db
 
     data = tmp_path_factory.mktemp("data-home")
     with pytest.MonkeyPatch.context() as patch:
@@ -67,7 +67,7 @@ def postgres_url() -> Iterator[str]:
     Skipped without a server (failed under CI=true). The schema is dropped at the end,
     after ending any connection the test left open.
     """
-    from webapp.db import normalize_url
+    from webapp.schema.db import normalize_url
 
     base = normalize_url(_require_postgres())
     if base.get_backend_name() != "postgresql":
@@ -113,7 +113,7 @@ def any_database_url(request) -> str:
 @pytest.fixture
 def engine(database_url) -> Iterator[Engine]:
     """An engine on `database_url`, migrated to the newest schema (no demo data)."""
-    from webapp import db
+    from webapp.schema import db
 
     engine = db.make_engine(database_url)
     db.upgrade(engine)
@@ -124,7 +124,7 @@ def engine(database_url) -> Iterator[Engine]:
 @pytest.fixture
 def session_factory(engine) -> sessionmaker[Session]:
     """Makes sessions like the app's (for tests that need several, e.g. one per thread)."""
-    from webapp import db
+    from webapp.schema import db
 
     return db.make_sessionmaker(engine)
 
@@ -144,7 +144,7 @@ def app(database_url) -> Iterator[Any]:
     app = create_app({"TESTING": True, "SECRET_KEY": "test", "DATABASE_URL": database_url,
                       "SEED_DEMO": False})
     yield app
-    from webapp.db import get_database
+    from webapp.schema.db import get_database
 
     get_database(app).engine.dispose()
 
@@ -157,16 +157,16 @@ def client(app) -> Any:
 
 @pytest.fixture
 def sent_to_workers(monkeypatch) -> dict[str, list[Any]]:
-    """Every item handed to the worker processes (`webapp.bounded.run`), by kind of work:
+    """Every item handed to the worker processes (`webapp.bounds.deadlines.run`), by kind of work:
     what a test counts to see which blocks were rendered, highlighted or diffed."""
-    from webapp import bounded
+    from webapp.bounds import deadlines
 
-    sent: dict[str, list[Any]] = {kind: [] for kind in bounded.DEADLINES}
-    real_run = bounded.run
+    sent: dict[str, list[Any]] = {kind: [] for kind in deadlines.DEADLINES}
+    real_run = deadlines.run
 
     def run(kind, fn, items):
         sent[kind].extend(items)
         return real_run(kind, fn, items)
 
-    monkeypatch.setattr(bounded, "run", run)
+    monkeypatch.setattr(deadlines, "run", run)
     return sent

@@ -56,8 +56,8 @@ def _blueprint(rule) -> str:
 
 def test_storage_lists_every_table_once():
     """docs/storage.md's Tables names every table of the schema, and none twice."""
-    import webapp.api_models  # noqa: F401 -- the runtime API's tables, on the same metadata
-    from webapp.models import Base
+    import webapp.schema.api_models  # noqa: F401 -- the runtime API's tables, on the same metadata
+    from webapp.schema.models import Base
 
     names = [row[0].strip("`") for row in _table_rows(_section(_text(DOCS / "storage.md"),
                                                               "Tables"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 
 
 def test_bound_by_entries_drops_the_least_recently_used():

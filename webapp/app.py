@@ -14,10 +14,15 @@ from typing import Any
 
 from flask import Flask
 
-from . import db, web
-from .paths import STATIC, TEMPLATES
+from . import web
+from .demo import seed_demo
+from .schema import db
 from .views.preview import MODEL_DEFAULTS
 
+#: The checkout the package sits in: `templates/` and `static/` beside `webapp/`.
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
 #: Largest request body accepted (skills are text; a megabyte is a long book chapter).
 MAX_CONTENT_LENGTH = 1024 * 1024
 #: Largest body of a bundle or SKILL.md import (`POST /transfer/bundle`, `/transfer/skill`):
@@ -47,7 +52,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
 
-    db.init_app(app)
+    # SEED_DEMO (default true): an empty database gets the demo workspace.
+    db.init_app(app, seed=seed_demo if app.config.get("SEED_DEMO", True) else None)
     web.register(app)
     return app
 

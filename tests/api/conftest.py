@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 import webapp
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
 

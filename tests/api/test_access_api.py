@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 SNAPSHOTS = "/api/v1/agents/Simon/snapshots"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
+from webapp.schema import db
 from webapp.store import api_keys
 
 

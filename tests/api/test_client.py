@@ -16,7 +16,8 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from tests.support.server import serve
 from tests.support.waiting import wait_until
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 SECRET = "whsec_" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldY"
 

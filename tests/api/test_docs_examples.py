@@ -15,8 +15,9 @@ import pytest
 
 from tests.support.server import serve
 from tests.support.waiting import wait_until
-from webapp import db, outbound, store
+from webapp import outbound, store
 from webapp.outbound import delivery
+from webapp.schema import db
 
 API_MD = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 ENDPOINTS, WEBHOOKS = API_MD.read_text(encoding="utf-8").split("\n## Webhooks\n")

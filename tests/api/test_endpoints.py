@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import event
 
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
+from webapp.schema import db
 
 PROBLEM = "application/problem+json"
 SNAPSHOTS = "/api/v1/agents/{agent}/snapshots"

@@ -11,8 +11,9 @@ import zipfile
 import pytest
 
 from tests.support.folders import real_repository, skill_files, unzipped, zipped
-from webapp import db, store
+from webapp import store
 from webapp.agentskills import read_zip
+from webapp.schema import db
 
 FILES = "/api/v1/agents/{agent}/snapshots/{ref}/skills/{d_tag}/files"
 BLOB = "/api/v1/agents/{agent}/blobs/{sha256}"

@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.relay import local_relay
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
 from webapp.pipeline import bundle_text, dump_bundle
+from webapp.schema import db
 
 KEYS = nostr_sdk.Keys.generate()
 SCENARIO = "admin asks about mentions"

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from tests.support.pages import HTMX, diffs_shown_once, is_page
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 ASSEMBLE = "/api/v1/agents/Simon/assemble"
 LOG = "/api/v1/agents/Simon/log"

@@ -7,8 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from webapp import api_models, store
-from webapp.models import utcnow
+from webapp import store
+from webapp.schema import api_models
+from webapp.schema.models import utcnow
 from webapp.store import api_keys, labels
 
 

@@ -15,10 +15,11 @@ from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook
 
 from tests.support.receiver import receiver, trickling_receiver
-from webapp import api_models, store
+from webapp import store
 from webapp.cli import main
-from webapp.models import utcnow
 from webapp.outbound import ALLOW_PRIVATE, delivery
+from webapp.schema import api_models
+from webapp.schema.models import utcnow
 from webapp.store.webhooks import RETRIES, url_problem
 from webapp.web.api_schema import WEBHOOK_EVENTS, SnapshotInfo
 
@@ -228,7 +229,7 @@ def test_a_message_is_failed_for_good_after_the_last_retry(session, session_fact
 
 @pytest.mark.postgres
 def test_two_workers_deliver_each_message_once(postgres_url, allow_private):
-    from webapp import db
+    from webapp.schema import db
 
     engine = db.make_engine(postgres_url)
     db.upgrade(engine)
@@ -309,7 +310,7 @@ def test_the_commands(database_url, allow_private):
         return runner.invoke(main, [*args, "--database-url", database_url])
 
     assert run("db", "upgrade").exit_code == 0
-    from webapp import db
+    from webapp.schema import db
 
     with db.session_scope(database_url) as session:
         store.create_agent(session, "demo")

@@ -21,8 +21,9 @@ import pytest
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
 from tests.support.server import serve
 from tests.support.workspaces import SIMON
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WRITE_DOCS_SCREENSHOTS = os.environ.get("SKILL_EDITOR_SCREENSHOTS", "") == "1"

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.browser import content_editor, type_at_end
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

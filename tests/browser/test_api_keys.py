@@ -9,7 +9,8 @@ import urllib.request
 
 import pytest
 
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

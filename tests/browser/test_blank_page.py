@@ -11,8 +11,9 @@ import pytest
 
 from tests.support.browser import content_editor, editor_has_focus
 from tests.support.workspaces import SIMON
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

@@ -116,8 +116,9 @@ def test_hover_shows_the_value_for_the_scenario_and_follows_the_picker(context, 
     from playwright.sync_api import expect
 
     from tests.support.workspaces import SIMON
-    from webapp import db, store
+    from webapp import store
     from webapp.pipeline import load_bundle
+    from webapp.schema import db
 
     with app.app_context():
         store.import_bundle(db.get_session(), load_bundle(SIMON.with_name("relay_watch.json")))
@@ -160,8 +161,9 @@ def test_search_wrapping_and_tab_in_the_template(context, live_server, app):
     from playwright.sync_api import expect
 
     from tests.support.workspaces import SIMON
-    from webapp import db, store
+    from webapp import store
     from webapp.pipeline import load_bundle
+    from webapp.schema import db
 
     with app.app_context():
         store.import_bundle(db.get_session(), load_bundle(SIMON.with_name("relay_watch.json")))

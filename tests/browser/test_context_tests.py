@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.browser import open_page, type_at_end
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import assemble
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

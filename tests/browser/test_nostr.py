@@ -16,8 +16,9 @@ import nostr_sdk
 import pytest
 
 from tests.support.relay import local_relay
-from webapp import db, store
+from webapp import store
 from webapp.nostr import sign
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

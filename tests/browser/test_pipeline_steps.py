@@ -11,8 +11,9 @@ import pytest
 
 from tests.support.browser import open_page
 from tests.support.workspaces import RELAY_WATCH
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import STEP_WORDS, load_bundle
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,9 @@ from urllib.parse import quote
 import pytest
 
 from tests.support.workspaces import SIMON
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

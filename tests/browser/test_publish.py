@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

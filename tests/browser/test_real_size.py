@@ -14,7 +14,8 @@ import pytest
 from benchmarks.workspaces import scale_workspace
 from tests.support.browser import open_page, type_at_end
 from tests.support.server import serve
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "admin asks about mentions"

@@ -17,8 +17,9 @@ from tests.support.folders import (
     unzipped,
     zipped,
 )
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
+from webapp.schema import db
 
 SKILLS = ("doc-coauthoring", "mcp-builder", "pdf")
 

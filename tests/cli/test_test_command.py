@@ -13,9 +13,11 @@ from click.testing import CliRunner
 from junitparser import Failure, JUnitXml
 
 import webapp
-from webapp import context_tests, db, store
+from webapp import store
 from webapp.cli import main
 from webapp.pipeline import load_bundle
+from webapp.schema import db
+from webapp.store import context_tests
 
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
 SCENARIO = "admin asks about mentions"

@@ -27,8 +27,9 @@ from sqlalchemy import JSON, String, Text, cast, func, select
 from benchmarks.hostile import FORMS, TOKEN, path_values, shapes
 from tests.support.pages import HTMX
 from tests.support.routes import route_url, routes, seed
-from webapp import db, models, store
+from webapp import store
 from webapp.pipeline import EXPANSION_FLOOR, LISTED_PER_KIND, assemble, bundle_text
+from webapp.schema import db, models
 from webapp.web.forms import LINK_MESSAGE_CHARS
 
 ANSWER_FACTOR = 10

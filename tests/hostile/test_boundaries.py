@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp import db, models, store
+from webapp import store
 from webapp.pipeline import (
     Agent,
     BundleError,
@@ -25,6 +25,7 @@ from webapp.pipeline import (
     parse_log,
     parse_log_entry,
 )
+from webapp.schema import db, models
 
 FORGED = "dm--->\n<img src=x onerror=alert(1)>\n\nuser:\nFORGED LOG LINE"
 PREVIEW = "/agents/Simon/preview"

@@ -9,8 +9,10 @@ import json
 import pytest
 
 from tests.support.pipeline import fixture_bundle
-from webapp import context_tests, db, store
+from webapp import store
 from webapp.pipeline import Expectation, assemble, load_bundle, run_expectations
+from webapp.schema import db
+from webapp.store import context_tests
 
 SCENARIO = "admin asks about mentions"
 

@@ -1,6 +1,6 @@
-"""Untrusted work runs in worker processes under a deadline (`webapp.bounded`): a worker that
-overruns is killed and replaced, what it did not finish is shown escaped with the guard's
-notice, and the process's other requests are served meanwhile.
+"""Untrusted work runs in worker processes under a deadline (`webapp.bounds.deadlines`): a
+worker that overruns is killed and replaced, what it did not finish is shown escaped with
+the guard's notice, and the process's other requests are served meanwhile.
 
 No assertion here reads a clock: the tests count what the pool did (workers killed, items
 sent) and rely on the pool's kill to end the hostile work.
@@ -21,8 +21,8 @@ from tests.support.pages import HTMX
 from tests.support.server import serve
 from tests.support.waiting import wait_until
 from tests.support.work import fails, spins, waits
-from webapp import bounded
-from webapp.lru import LRU
+from webapp.bounds import deadlines
+from webapp.bounds.lru import LRU
 from webapp.render import highlight as highlighting
 from webapp.render import highlight_markdown_lines, markdown_to_html
 from webapp.render import html as render_html
@@ -34,54 +34,54 @@ HOSTILE_FENCE = "```devicetree\n" + ";" * 16_000 + "\n```\n"
 
 
 def test_an_overrunning_item_is_killed_and_the_items_before_it_kept(monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.5)
-    killed = bounded.stats().killed
-    outcome = bounded.run("markdown", spins, ["a", "b", "stall", "c"])
-    assert outcome.results == ["A", "B", bounded.OVERRUN, bounded.OVERRUN]
+    monkeypatch.setitem(deadlines.DEADLINES, "markdown", 0.5)
+    killed = deadlines.stats().killed
+    outcome = deadlines.run("markdown", spins, ["a", "b", "stall", "c"])
+    assert outcome.results == ["A", "B", deadlines.OVERRUN, deadlines.OVERRUN]
     assert outcome.culprit == 2
-    assert bounded.stats().killed == killed + 1
+    assert deadlines.stats().killed == killed + 1
     # The pool replaced the worker: the next call is served.
-    assert bounded.run("markdown", spins, ["d"]).results == ["D"]
+    assert deadlines.run("markdown", spins, ["d"]).results == ["D"]
 
 
 def test_a_worker_that_waits_is_judged_by_its_cpu_time_up_to_the_wall_cap(monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.1)
-    killed = bounded.stats().killed
+    monkeypatch.setitem(deadlines.DEADLINES, "markdown", 0.1)
+    killed = deadlines.stats().killed
     # Six times the deadline of waiting, little CPU time: done, not killed.
-    assert bounded.WALL_FACTOR * 0.1 > 0.6
-    assert bounded.run("markdown", waits, [0.6]).results == [0.6]
-    assert bounded.stats().killed == killed
+    assert deadlines.WALL_FACTOR * 0.1 > 0.6
+    assert deadlines.run("markdown", waits, [0.6]).results == [0.6]
+    assert deadlines.stats().killed == killed
     # Past WALL_FACTOR times the deadline of waiting: killed all the same.
-    assert bounded.WALL_FACTOR * 0.1 < 2.0
-    assert bounded.run("markdown", waits, [2.0]).results == [bounded.OVERRUN]
-    assert bounded.stats().killed == killed + 1
+    assert deadlines.WALL_FACTOR * 0.1 < 2.0
+    assert deadlines.run("markdown", waits, [2.0]).results == [deadlines.OVERRUN]
+    assert deadlines.stats().killed == killed + 1
 
 
 def test_an_exception_in_the_work_is_raised_in_the_caller_and_the_worker_kept():
-    killed = bounded.stats().killed
+    killed = deadlines.stats().killed
     with pytest.raises(ValueError, match="bad item x"):
-        bounded.run("markdown", fails, ["x"])
-    assert bounded.stats().killed == killed
-    assert bounded.run("markdown", spins, ["e"]).results == ["E"]
+        deadlines.run("markdown", fails, ["x"])
+    assert deadlines.stats().killed == killed
+    assert deadlines.run("markdown", spins, ["e"]).results == ["E"]
 
 
 def test_a_spent_request_budget_starts_no_work(sent_to_workers):
-    token = bounded.request_budget(0.0)
+    token = deadlines.request_budget(0.0)
     try:
-        outcome = bounded.run("markdown", spins, ["a", "b"])
+        outcome = deadlines.run("markdown", spins, ["a", "b"])
     finally:
-        bounded.end_request(token)
-    assert outcome.results == [bounded.OVERRUN, bounded.OVERRUN]
+        deadlines.end_request(token)
+    assert outcome.results == [deadlines.OVERRUN, deadlines.OVERRUN]
     assert outcome.culprit is None  # nothing was tried, so nothing is remembered
 
 
 def test_a_hostile_block_is_shown_escaped_once_and_remembered(monkeypatch, sent_to_workers):
-    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.5)
+    monkeypatch.setitem(deadlines.DEADLINES, "markdown", 0.5)
     monkeypatch.setattr(render_html, "_rendered", LRU("test", 10**7))
     text = "# Before\n\nCode:\n" + HOSTILE_FENCE + "\nAfter *this*.\n"
-    killed = bounded.stats().killed
+    killed = deadlines.stats().killed
     html = markdown_to_html(text)
-    assert bounded.stats().killed == killed + 1
+    assert deadlines.stats().killed == killed + 1
     assert html.startswith("<h1>Before</h1>")
     assert render_html.NOTICE in html
     assert ";" * 16_000 in html  # the block's text, escaped, in full
@@ -91,11 +91,11 @@ def test_a_hostile_block_is_shown_escaped_once_and_remembered(monkeypatch, sent_
     # The culprit is remembered as plain text; only the block never tried is sent.
     assert sent_to_workers["markdown"] == ["After *this*.\n"]
     assert "<em>this</em>" in again
-    assert bounded.stats().killed == killed + 1
+    assert deadlines.stats().killed == killed + 1
 
 
 def test_hostile_source_is_shown_escaped_line_by_line(monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "highlight", 0.0)
+    monkeypatch.setitem(deadlines.DEADLINES, "highlight", 0.0)
     monkeypatch.setattr(highlighting, "_highlighted", LRU("test", 10**7))
     text = "# Title\n\n<b>bold</b>\n"
     lines = highlight_markdown_lines(text)
@@ -103,20 +103,20 @@ def test_hostile_source_is_shown_escaped_line_by_line(monkeypatch):
 
 
 def test_json_that_overran_is_shown_escaped(monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "highlight", 0.0)
+    monkeypatch.setitem(deadlines.DEADLINES, "highlight", 0.0)
     html = highlighting.highlight_json({"<b>": "x"})
     assert "&lt;b&gt;" in html and "<b>" not in html and 'class="nt"' not in html
 
 
 def test_a_diff_that_overran_is_rough_and_says_so(monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "diff", 0.0)
+    monkeypatch.setitem(deadlines.DEADLINES, "diff", 0.0)
     old, new = "a\nb\nc\nd\n", "a\nB\nc\nd\ne\n"
     diff = diffing.diff_lines(old, new)
     assert diff.rough and diff.notice == diffing.ROUGH_NOTICE
     assert [line.text for line in diff.hunks[0].lines if line.kind != "context"] == [
         "b", "c", "d", "B", "c", "d", "e"]
     assert (diff.added, diff.removed) == (4, 3)
-    monkeypatch.setitem(bounded.DEADLINES, "diff", 1.0)
+    monkeypatch.setitem(deadlines.DEADLINES, "diff", 1.0)
     assert diffing.diff_lines(old, new) == diffing.exact_diff(old, new)
 
 
@@ -140,7 +140,7 @@ def test_a_rough_diff_changes_what_lies_between_the_common_ends(old, new):
 
 
 def test_the_rough_notice_is_on_the_page(client, simon, csrf, skill_form, monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "diff", 0.0)
+    monkeypatch.setitem(deadlines.DEADLINES, "diff", 0.0)
     data = skill_form("a changed chat skill\n")
     data["shown"] = "diff"
     response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=HTMX)
@@ -160,7 +160,7 @@ def _session(base: str) -> tuple[urllib.request.OpenerDirector, str]:
 
 def test_a_request_past_its_deadline_does_not_hold_another(app, simon, monkeypatch):
     # A long deadline, so the other request is surely served while the hostile one waits.
-    monkeypatch.setitem(bounded.DEADLINES, "markdown", 3.0)
+    monkeypatch.setitem(deadlines.DEADLINES, "markdown", 3.0)
     app.config["UNTRUSTED_WORK_SECONDS"] = 3.0
     render_html._rendered.clear()
     server = serve(app)
@@ -184,16 +184,16 @@ def _hostile_and_ordinary_requests(base: str) -> None:
             data=urllib.parse.urlencode(form).encode(), headers=HTMX)
         answer["body"] = opener.open(request).read()
 
-    killed, busy = bounded.stats().killed, bounded.stats().busy
+    killed, busy = deadlines.stats().killed, deadlines.stats().busy
     thread = threading.Thread(target=hostile)
     thread.start()
-    wait_until(lambda: bounded.stats().busy != busy or not thread.is_alive(),
+    wait_until(lambda: deadlines.stats().busy != busy or not thread.is_alive(),
                "the hostile work to reach a worker")
     assert thread.is_alive()
     assert opener.open(f"{base}/login").status == 200
     assert opener.open(f"{base}/agents/Simon").status == 200
     # Both answered while the hostile work was still running, not killed yet.
-    assert thread.is_alive() and bounded.stats().killed == killed
+    assert thread.is_alive() and deadlines.stats().killed == killed
     thread.join()
-    assert bounded.stats().killed == killed + 1
+    assert deadlines.stats().killed == killed + 1
     assert render_html.NOTICE in answer["body"].decode()

@@ -12,7 +12,7 @@ import nostr_sdk
 import pytest
 
 from tests.support.pipeline import fixture_bundle
-from webapp import db, store
+from webapp import store
 from webapp.nostr import Kinds, agent_events, read_agent, sign
 from webapp.pipeline import (
     LogFormatError,
@@ -23,6 +23,7 @@ from webapp.pipeline import (
     scoped_text,
     whole_number,
 )
+from webapp.schema import db
 
 PACKAGE = Path(__file__).resolve().parents[2] / "webapp"
 

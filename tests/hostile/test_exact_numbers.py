@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text as text_sql
 
 from tests.support.pages import HTMX
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import (
     Agent,
     JsonNumber,
@@ -26,6 +26,7 @@ from webapp.pipeline import (
     loads_json,
     parse_json,
 )
+from webapp.schema import db
 
 LONG = "9" * 5000
 NEGATIVE = "-" + "1234567890" * 600

@@ -14,8 +14,8 @@ import string
 import pytest
 from pygments.lexers import get_all_lexers
 
-from webapp import bounded
-from webapp.lru import LRU
+from webapp.bounds import deadlines
+from webapp.bounds.lru import LRU
 from webapp.render import html as render_html
 from webapp.render import markdown_to_html
 
@@ -26,9 +26,9 @@ ALIASES = sorted(aliases[0] for _, aliases, _, _ in get_all_lexers() if aliases)
 
 
 def test_every_lexer_on_punctuation_runs_answers_within_its_deadline(monkeypatch):
-    monkeypatch.setitem(bounded.DEADLINES, "markdown", 0.3)
+    monkeypatch.setitem(deadlines.DEADLINES, "markdown", 0.3)
     monkeypatch.setattr(render_html, "_rendered", LRU("test", 10**8))
-    killed = bounded.stats().killed
+    killed = deadlines.stats().killed
     overran = []
     for alias in ALIASES:
         block = f"```{alias}\n{RUNS}\n```\n"
@@ -41,7 +41,7 @@ def test_every_lexer_on_punctuation_runs_answers_within_its_deadline(monkeypatch
         else:
             assert '<div class="highlight">' in html, alias
     # Each block that overran cost exactly one worker.
-    assert bounded.stats().killed == killed + len(overran)
+    assert deadlines.stats().killed == killed + len(overran)
     assert len(ALIASES) > 500
 
 

@@ -18,7 +18,7 @@ import pytest
 
 import webapp
 from tests.support.workspaces import many_skills
-from webapp import bounded
+from webapp.bounds import deadlines
 from webapp.pipeline import assemble, load_bundle
 from webapp.render import highlight as render_highlight
 from webapp.render import highlight_json, highlight_markdown_lines, markdown_to_html, sanitize
@@ -55,7 +55,7 @@ def test_a_hostile_block_is_plain_text_without_converting_it(text, sent_to_worke
     assert markdown_cost(text) > BLOCK_BUDGET
     html = markdown_to_html(text)
     lines = highlight_markdown_lines(text)
-    assert sent_to_workers == {kind: [] for kind in bounded.DEADLINES}
+    assert sent_to_workers == {kind: [] for kind in deadlines.DEADLINES}
     assert html.startswith(f"<p><em>{render_html.NOTICE}</em></p>\n<pre><code>")
     body = html.removeprefix(f"<p><em>{render_html.NOTICE}</em></p>\n<pre><code>")
     assert "<" not in body.removesuffix("</code></pre>")
@@ -104,7 +104,7 @@ def test_json_of_a_megabyte_lexes_its_long_string_as_one_stand_in(monkeypatch):
         return real_highlight(text, lexer, formatter)
 
     # In this process (not a worker), so the lexer's input can be seen.
-    monkeypatch.setattr(bounded, "run", lambda kind, fn, items: bounded.Outcome(
+    monkeypatch.setattr(deadlines, "run", lambda kind, fn, items: deadlines.Outcome(
         [fn(item) for item in items]))
     monkeypatch.setattr(render_highlight, "highlight", highlight)
     long = "<a " * (MB // 3)

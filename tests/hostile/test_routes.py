@@ -21,7 +21,8 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.serving import make_server
 
 from tests.support.pages import HTMX, TOKEN
-from webapp import db, models, store
+from webapp import store
+from webapp.schema import db, models
 
 EDITOR = "/agents/Simon/skills/identity"
 JSON_HEADERS = {"X-CSRFToken": TOKEN, "Content-Type": "application/json"}

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pages import HTMX
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import assemble
+from webapp.schema import db
 from webapp.views.shown_text import SHOWN_CHARS, shown_part
 
 #: A document of two megabytes of short markdown lines.

@@ -12,9 +12,10 @@ import pytest
 
 import webapp
 from tests.support.folders import repository, zipped
-from webapp import db, store
+from webapp import store
 from webapp.agentskills import read_zip
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
 

@@ -12,8 +12,9 @@ from mcp.types import PromptReference
 
 from tests.support.mcp import api_messages, http_client, stdio_client
 from tests.support.server import serve, serve_gunicorn
-from webapp import db, store
+from webapp import store
 from webapp.mcp_server.http import run_alone
+from webapp.schema import db
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},

@@ -10,8 +10,9 @@ import pytest
 from mcp import Client, MCPError, types
 
 from tests.support.mcp import stdio, stdio_client
-from webapp import db, store
+from webapp import store
 from webapp.mcp_server.http import run_alone
+from webapp.schema import db
 
 
 def publish_edit(database_url: str) -> None:

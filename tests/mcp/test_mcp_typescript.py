@@ -13,8 +13,9 @@ import pytest
 
 from tests.support.mcp import http_client
 from tests.support.server import serve
-from webapp import db, store
+from webapp import store
 from webapp.mcp_server.http import run_alone
+from webapp.schema import db
 
 TS = Path(__file__).parent / "ts"
 NODE, NPM = shutil.which("node"), shutil.which("npm")

@@ -7,8 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from webapp import models, store
-from webapp.models import utcnow
+from webapp import store
+from webapp.schema import models
+from webapp.schema.models import utcnow
 from webapp.store import accounts, throttling
 
 PASSWORD = "correct horse battery"
@@ -289,7 +290,7 @@ def test_throttling_holds_across_two_app_instances_on_one_database(database_url,
 
     first, second = (create_app({"TESTING": True, "SECRET_KEY": "test", "SEED_DEMO": False,
                                  "DATABASE_URL": database_url}) for _ in range(2))
-    from webapp import db
+    from webapp.schema import db
 
     with first.app_context():
         add(db.get_session(), "root", "admin")

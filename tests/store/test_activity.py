@@ -11,8 +11,9 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.bundles import FULL_BUNDLE
-from webapp import agentskills, models, store
+from webapp import agentskills, store
 from webapp.pipeline import Skill, assemble
+from webapp.schema import models
 
 
 @pytest.fixture

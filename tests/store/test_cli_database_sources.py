@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
 from webapp.pipeline import dump_bundle, load_bundle
+from webapp.schema import db
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMON_DOCUMENT = (ROOT / "tests" / "pipeline" / "fixtures" / "simon_document.md").read_text(

@@ -7,9 +7,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
 from webapp.cli.database import db_group, export_cmd, import_cmd
+from webapp.schema import db
 
 
 @pytest.fixture

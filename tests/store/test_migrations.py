@@ -1,4 +1,4 @@
-"""Alembic migrations and `webapp.db`: schema, upgrade on start, SQLite settings."""
+"""Alembic migrations and `webapp.schema.db`: schema, upgrade on start, SQLite settings."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from alembic.script import ScriptDirectory
 from flask import Flask
 from sqlalchemy import inspect, text
 
-from webapp import db, models, store
-from webapp.models import Base
+from webapp import store
+from webapp.demo import seed_demo
+from webapp.schema import db, models
+from webapp.schema.models import Base
 
 
 def _schema_differences(engine) -> list:
@@ -141,7 +143,7 @@ def test_the_default_database_is_in_the_user_s_data_folder(tmp_path, monkeypatch
 def _flask_app(tmp_path, **config) -> Flask:
     app = Flask("skill_editor_test", instance_path=str(tmp_path / "instance"))
     app.config.update(config)
-    db.init_app(app)
+    db.init_app(app, seed=None if config.get("SEED_DEMO") is False else seed_demo)
     return app
 
 

@@ -12,9 +12,10 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
 
-from webapp import db, store
+from webapp import store
 from webapp.app import create_app
 from webapp.cli.database import import_cmd
+from webapp.schema import db
 from webapp.store import rules
 
 # -- d_tags and the skill's sub-routes

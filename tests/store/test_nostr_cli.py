@@ -14,10 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.relay import Script, local_relay, scripted_relay
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
 from webapp.nostr import event_problem
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 DEMO = Path(__file__).resolve().parents[2] / "webapp" / "demo" / "simon.json"
 KEYS = nostr_sdk.Keys.generate()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from webapp import models, store
+from webapp import store
+from webapp.schema import models
 from webapp.store import renames
 
 

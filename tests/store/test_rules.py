@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from webapp import models, skill_columns, store
+from webapp import store
+from webapp.schema import models, skill_columns
 from webapp.store import rules
 
 

@@ -18,8 +18,9 @@ from tests.support.folders import (
     unzipped,
     zipped,
 )
-from webapp import agentskills, db, models, store
+from webapp import agentskills, store
 from webapp.agentskills import MAX_FILES, SkillFile, read_zip, zip_folders
+from webapp.schema import db, models
 
 SKILLS = ("pdf", "mcp-builder", "doc-coauthoring")
 

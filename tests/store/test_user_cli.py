@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
+from webapp.schema import db
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMON = str(ROOT / "webapp" / "demo" / "simon.json")

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from benchmarks.workspaces import scale_workspace
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 from .pages import PASSWORD, TOKEN
 from .workspaces import RELAY_WATCH, SIMON, many_skills

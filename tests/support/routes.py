@@ -8,8 +8,9 @@ import hashlib
 import re
 from typing import Any
 
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import assemble, load_bundle
+from webapp.schema import db
 
 from .workspaces import RELAY_WATCH
 

@@ -1,4 +1,4 @@
-"""Work the deadline tests send to the worker processes (`webapp.bounded`): it must be
+"""Work the deadline tests send to the worker processes (`webapp.bounds.deadlines`): it must be
 importable there by name, so it lives here rather than in a test module."""
 
 from __future__ import annotations

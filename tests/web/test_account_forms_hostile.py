@@ -8,7 +8,8 @@ import pytest
 
 from tests.support.pages import PASSWORD, TOKEN, sign_in
 from tests.support.sweep import VALUES, check_answer
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 #: A megabyte: the most an untrusted field may be, always answered with a 4xx.
 MEGABYTE = "x" * 1_000_000

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.views.activity import PAGE_SIZE
 
 AGENT_ACTIVITY = "/agents/Simon/activity"

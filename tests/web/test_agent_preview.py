@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pages import HTMX, executable_markup, is_page, starts_with
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 PREVIEW = "/agents/Simon/preview"
 COMPARE = "/agents/Simon/preview/compare"

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from tests.support.pages import HTMX, TOKEN, is_page, sign_in
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 PAGE = "/admin/api-keys"
 

@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from tests.support.pages import HTMX, PASSWORD, TOKEN, is_page, sign_in
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 EDITOR = "/agents/Simon/skills/chat"
 

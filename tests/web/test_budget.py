@@ -10,10 +10,11 @@ import sys
 import pytest
 
 from tests.support.pages import HTMX
-from webapp import db, store
-from webapp.budget import NEAR, Budget, breakdown, budget_of, budget_problem
+from webapp import store
 from webapp.pipeline import MODEL_WINDOWS, Agent, Scenario, Skill, Tool, Workspace, assemble
+from webapp.schema import db
 from webapp.tokens import TokenCount
+from webapp.tokens.window import NEAR, Budget, breakdown, budget_of, budget_problem
 
 
 def set_window(app, agent: str, window: int, model: str = "gpt-4o") -> None:

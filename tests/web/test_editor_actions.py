@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pages import is_page, sign_in
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 EDITOR = "/agents/Simon/skills/chat"
 CONTENT = "system:\n# Chat\n\nA changed line.\n"

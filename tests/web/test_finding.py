@@ -10,8 +10,9 @@ import pytest
 
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from tests.support.xss import EVIL_TAG, xss_bundle
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 ORDER = "/agents/Simon/order"
 

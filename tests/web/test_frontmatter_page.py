@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pages import HTMX, fragment_root, is_page
-from webapp import agentskills, db, store
+from webapp import agentskills, store
+from webapp.schema import db
 
 PAGE = "/agents/Docs/skills/release/frontmatter"
 SKILL_MD = (b"---\r\nname: release   # the name\nlicense: 'MIT'\r\ndescription: Ships releases\n"

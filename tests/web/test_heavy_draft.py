@@ -10,7 +10,8 @@ import re
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.views.document_window import LARGE_CHARS
 
 LINE = "Opening " + "word " * (LARGE_CHARS // 2)  # a megabyte's shape at half the size: one line

@@ -7,8 +7,9 @@ from markupsafe import escape
 
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from tests.support.xss import CORPUS, EVIL_TAG, xss_bundle
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import load_bundle
+from webapp.schema import db
 
 EDITOR = "/agents/Simon/skills/chat"
 HISTORY = f"{EDITOR}/history"

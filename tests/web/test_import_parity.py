@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.workspaces import SIMON
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
+from webapp.schema import db
 
 BUNDLE = json.loads(SIMON.read_text(encoding="utf-8"))
 _PROBLEM = re.compile(r"<li><code>(.*?)</code>: (.*?)</li>")

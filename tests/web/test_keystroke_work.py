@@ -19,9 +19,10 @@ from sqlalchemy import event
 
 from benchmarks.workspaces import scale_workspace
 from tests.support.pages import HTMX
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import dump_bundle, expectations, lay_out
 from webapp.pipeline.untrusted import SafeYamlLoader
+from webapp.schema import db
 
 #: The module, not the function the package exports under its name.
 assemble_module = importlib.import_module("webapp.pipeline.assemble")

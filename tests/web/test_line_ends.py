@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from tests.support.pages import HTMX
-from webapp import db, store
+from webapp import store
 from webapp.agentskills import dump_skill_md, load_skill_md
 from webapp.pipeline import Agent, Skill, Workspace, assemble, lf_line_ends
+from webapp.schema import db
 
 #: (what was typed or sent, what every path keeps).
 CASES = [

@@ -10,7 +10,8 @@ import re
 import pytest
 
 from tests.support.pages import HTMX, TOKEN, is_page
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.web import access
 
 OWN_HOSTS = ["localhost", "localhost:5000", "127.0.0.1", "127.0.0.1:5000", "[::1]",

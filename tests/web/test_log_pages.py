@@ -8,8 +8,9 @@ import pytest
 
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from tests.support.xss import CORPUS, xss_bundle
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import Context, Diagnostic, assemble, format_log_entry, load_bundle, parse_log
+from webapp.schema import db
 
 LOG = "/agents/Simon/log"
 

@@ -12,7 +12,8 @@ import pytest
 
 from tests.support.pages import HTMX, fragment_root, is_page, starts_with
 from tests.support.workspaces import SIMON
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 EDITOR = "/agents/Simon/skills/chat"
 IN_PLACE = {"X-Save-In-Place": "1"}

@@ -7,8 +7,9 @@ import pytest
 from markupsafe import escape
 
 from tests.support.pages import HTMX, is_page, starts_with
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import assemble
+from webapp.schema import db
 from webapp.views.skill_starters import STARTERS
 
 NEW = "/agents/Simon/new-skill"

@@ -14,9 +14,10 @@ import pytest
 
 from tests.support.relay import local_relay
 from tests.support.server import serve
-from webapp import db, store
+from webapp import store
 from webapp.nostr import Address, Kinds, sign
 from webapp.outbound import nostr_sync, relays
+from webapp.schema import db
 from webapp.store.nostr import NostrSettings
 
 KEYS = nostr_sdk.Keys.generate()

@@ -15,8 +15,9 @@ import pytest
 
 from tests.support.pages import HTMX, diffs_shown_once, is_page
 from tests.support.relay import local_relay
-from webapp import db, store
+from webapp import store
 from webapp.nostr import sign
+from webapp.schema import db
 from webapp.store.nostr import NostrSettings
 
 KEYS = nostr_sdk.Keys.generate()

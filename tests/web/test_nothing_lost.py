@@ -5,7 +5,8 @@ author's text back with a fresh token."""
 from __future__ import annotations
 
 from tests.support.pages import HTMX
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.web.security import FRESH_TOKEN_HEADER
 
 EDITOR = "/agents/Simon/skills/chat"

@@ -13,8 +13,9 @@ import pytest
 
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from tests.support.workspaces import RELAY_WATCH, SIMON
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import STEP_WORDS, load_bundle
+from webapp.schema import db
 from webapp.views.pipeline_steps import SKILLS_SHOWN
 
 STEPS = list(STEP_WORDS)

@@ -17,7 +17,8 @@ import pytest
 
 from tests.support.pages import HTMX
 from tests.support.workspaces import RELAY_WATCH, SIMON
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.web.forms import PICKED_AGENTS, PICKED_KEY
 
 NIGHTLY, LATENCY = "nightly relay check", "admin asks about latency"

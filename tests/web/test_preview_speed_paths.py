@@ -16,7 +16,7 @@ from pygments.lexers import JsonLexer
 
 from tests.support.workspaces import many_skills
 from webapp import render, tokens
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
 from webapp.textdiff import lines as diffing

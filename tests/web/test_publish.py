@@ -8,7 +8,8 @@ import re
 import pytest
 
 from tests.support.pages import HTMX, fragment_root, is_page
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.textdiff.lines import diff_lines
 from webapp.views.publish import labelled
 

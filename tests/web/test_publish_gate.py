@@ -8,8 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.pages import TOKEN, sign_in
-from webapp import db, store
+from webapp import store
 from webapp.cli import main
+from webapp.schema import db
 
 SCENARIO = "admin asks about mentions"
 FAILING = {"contains": "a promise the context does not keep", "name": "keeps its promise"}

@@ -17,7 +17,7 @@ from pygments.lexers import JsonLexer
 
 import webapp
 from tests.support.workspaces import many_skills
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import assemble, json_to_markdown, load_bundle
 from webapp.render import (
     HIGHLIGHT_CLASS,

@@ -10,7 +10,8 @@ from datetime import timedelta
 import pytest
 
 from tests.support.pages import PASSWORD, TOKEN, sign_in
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 EDITOR = "/agents/Simon/skills/chat"
 GUESSER = "203.0.113.9"

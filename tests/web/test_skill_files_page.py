@@ -11,7 +11,8 @@ import pytest
 
 from tests.support.folders import BINARY, repository, zipped
 from tests.support.pages import HTMX, fragment_root, is_page
-from webapp import agentskills, db, store
+from webapp import agentskills, store
+from webapp.schema import db
 
 FILES = "/agents/Docs/skills/pdf/files"
 

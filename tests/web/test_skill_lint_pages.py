@@ -9,7 +9,8 @@ import pytest
 
 from tests.support.folders import repository, zipped
 from tests.support.pages import HTMX, is_page, starts_with
-from webapp import agentskills, db, store
+from webapp import agentskills, store
+from webapp.schema import db
 
 
 @pytest.fixture

@@ -13,8 +13,9 @@ import pytest
 from sqlalchemy import event
 
 from tests.support.pages import HTMX, is_page
-from webapp import db, store
-from webapp.db import get_database
+from webapp import store
+from webapp.schema import db
+from webapp.schema.db import get_database
 
 EDITOR = "/agents/Simon/skills/chat"
 FLASHES = re.compile(r'<ul class="flashes">(.*?)</ul>', re.S)

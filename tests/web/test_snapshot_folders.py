@@ -7,8 +7,9 @@ import html
 import re
 
 from tests.support.folders import real_repository, skill_files, unzipped, zipped
-from webapp import db, store
+from webapp import store
 from webapp.agentskills import read_zip
+from webapp.schema import db
 
 
 def published_docs(app) -> dict[str, object]:

@@ -10,7 +10,8 @@ import pytest
 
 from tests.support.pages import HTMX, TOKEN, executable_markup, fragment_root, is_page, sign_in
 from tests.support.xss import CORPUS
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.views import snapshots
 
 SIMON = "/agents/Simon"

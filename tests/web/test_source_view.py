@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from tests.support.workspaces import SIMON, many_skills
 from tests.support.xss import EVIL_TAG, XSS, xss_bundle
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
 from webapp.render import highlight_markdown_lines
 from webapp.views import source_table as source_view

@@ -10,8 +10,9 @@ from html import unescape
 import pytest
 
 from tests.support.pages import HTMX
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import assemble
+from webapp.schema import db
 
 SCENARIO = "admin asks about mentions"
 

@@ -8,7 +8,8 @@ import pytest
 
 from tests.support.pages import HTMX, executable_markup, is_page, starts_with
 from tests.support.xss import CORPUS, XSS
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 from webapp.store import renames
 
 TOOLS = "/agents/Simon/tools"

@@ -16,8 +16,9 @@ from tests.support.folders import PDF_SKILL_MD, repository, skill_files, unzippe
 from tests.support.pages import HTMX, executable_markup, fragment_root, is_page
 from tests.support.workspaces import SIMON
 from tests.support.xss import xss_bundle
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import Skill, dump_bundle
+from webapp.schema import db
 
 BUNDLE = json.loads(SIMON.read_text(encoding="utf-8"))
 

@@ -9,7 +9,8 @@ import pytest
 
 from tests.support.pages import HTMX, executable_markup, is_page, starts_with
 from tests.support.xss import CORPUS, XSS
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 VARIABLES = "/agents/Simon/variables"
 PREVIEW = "/agents/Simon/variable-preview"

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from tests.support.pages import HTMX, TOKEN, is_page, sign_in
-from webapp import api_models, db, store
+from webapp import store
+from webapp.schema import api_models, db
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import excerpt, load_yaml
 
 BOM = "\ufeff"

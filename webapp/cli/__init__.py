@@ -8,7 +8,6 @@ import sys
 
 import click
 
-from webapp.budget import budget_of, budget_problem
 from webapp.cli.snapshots import snapshot_options, snapshot_ref
 from webapp.pipeline import (
     SEVERITIES,
@@ -22,6 +21,7 @@ from webapp.pipeline import (
     load_bundle,
     loads_json,
 )
+from webapp.tokens.window import budget_of, budget_problem
 from webapp.views.wording import counted
 
 FORMATS = ("markdown", "messages", "json", "log")
@@ -46,7 +46,8 @@ def _load(bundle: str | None, agent: str | None, database_url: str | None,
             return load_bundle(bundle), "bundle"
         except BundleError as exc:
             _fail(str(exc))
-    from webapp import db, store  # the database is only needed for --agent
+    from webapp import store  # the database is only needed for --agent
+    from webapp.schema import db
 
     with db.session_scope(database_url) as session:
         try:
@@ -63,8 +64,9 @@ def _load(bundle: str | None, agent: str | None, database_url: str | None,
 
 def _log(agent: str, database_url: str | None, context: Context, source: str) -> None:
     """Append `context` to the agent's context log, saying what it was assembled from."""
-    from webapp import db, store
+    from webapp import store
     from webapp.cli.database import act_as
+    from webapp.schema import db
 
     with db.session_scope(database_url) as session:
         act_as(session)
@@ -86,14 +88,14 @@ def main(acting: str | None) -> None:
 
 
 class _Notices(logging.Handler):
-    """The database's notices on stderr: which database a command creates (`webapp.db`)."""
+    """The database's notices on stderr: which database a command creates (`webapp.schema.db`)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         click.echo(f"skill-editor: {record.getMessage()}", err=True)
 
 
 def _show_database_notices() -> None:
-    notices = logging.getLogger("webapp.db")  # by name: pipeline commands load no database
+    notices = logging.getLogger("webapp.schema.db")  # by name: pipeline commands load no database
     notices.setLevel(logging.INFO)
     if not any(isinstance(handler, _Notices) for handler in notices.handlers):
         notices.addHandler(_Notices())
@@ -168,7 +170,7 @@ def check(bundle, agent, database_url) -> None:
     for scenario, trigger in runs:
         context = assemble(workspace, scenario, trigger=trigger)
         label = f"scenario {scenario!r}" if scenario else "(first scenario's inputs)"
-        # The context window is a budget too (webapp.budget): over it is an error.
+        # The context window is a budget too (webapp.tokens.window): over it is an error.
         verdict = budget_problem(budget_of(context.document, workspace.agent))
         problems = [*context.diagnostics, *([verdict] if verdict else [])]
         counts = count_severities(problems)
@@ -206,12 +208,12 @@ def serve(host: str, port: int) -> None:
 def _register_store_commands() -> None:
     from webapp.cli.api_keys import api_key_group
     from webapp.cli.database import db_group, export_cmd, import_cmd, label_cmd, publish_cmd
+    from webapp.cli.mcp import mcp_cmd
     from webapp.cli.nostr import nostr_group
     from webapp.cli.skills import skills_group
     from webapp.cli.testing import test_cmd
     from webapp.cli.users import user_group
     from webapp.cli.webhooks import webhook_group, worker_cmd
-    from webapp.mcp_server.cli import mcp_cmd
 
     main.add_command(db_group, "db")
     main.add_command(user_group, "user")

@@ -20,8 +20,9 @@ from typing import NoReturn
 import click
 from sqlalchemy.orm import Session
 
-from webapp import db, store
+from webapp import store
 from webapp.pipeline import BundleError, Problem, Workspace, bundle_text, load_bundle, parse_json
+from webapp.schema import db
 from webapp.views.wording import counted
 
 from .snapshots import snapshot_options, snapshot_ref

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import click
 
-from webapp import db, store
+from webapp import store
 from webapp.nostr import NostrKeyError, address, new_keys, npub, secret_keys, sign
 from webapp.outbound import nostr_sync, relays
+from webapp.schema import db
 from webapp.store.nostr import NostrSettings, read_settings
 
 from .database import act_as, database_url_option

@@ -22,7 +22,8 @@ from typing import NoReturn
 
 import click
 
-from webapp import agentskills, db, store
+from webapp import agentskills, store
+from webapp.schema import db
 from webapp.views.skill_imports import ImportRow, import_rows
 
 from .database import act_as, database_url_option

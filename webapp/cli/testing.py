@@ -10,9 +10,11 @@ from pathlib import Path
 
 import click
 
-from webapp import context_tests, db, store
+from webapp import store
 from webapp.pipeline import BundleError, TestResult, Workspace, assemble, bundle_text, dump_bundle
 from webapp.pipeline import load_bundle as read_bundle
+from webapp.schema import db
+from webapp.store import context_tests
 
 from .database import act_as, database_url_option
 

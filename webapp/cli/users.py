@@ -17,7 +17,8 @@ from typing import NoReturn, TypeVar
 import click
 from sqlalchemy.orm import Session
 
-from webapp import db, models, store
+from webapp import store
+from webapp.schema import db, models
 
 from .database import database_url_option
 

@@ -12,7 +12,8 @@ from datetime import datetime
 
 import click
 
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 from .database import act_as, database_url_option
 

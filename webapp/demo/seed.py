@@ -8,8 +8,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .. import models, store
+from .. import store
 from ..pipeline import load_bundle
+from ..schema import models
 
 HERE = Path(__file__).resolve().parent
 

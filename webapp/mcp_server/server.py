@@ -23,9 +23,10 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError as ModelError
 from sqlalchemy.orm import Session
 
-from webapp import __version__, models, store
+from webapp import __version__, store
 from webapp.agentskills import SkillFolder
 from webapp.pipeline import Workspace, closest, excerpt
+from webapp.schema import models
 from webapp.views.messages import Models
 from webapp.web.api_schema import LONGEST_TEXT, MOST_ENTRIES, AssembleRequest
 from webapp.web.api_turn import TurnProblem, assemble_turn, snapshot_workspace

@@ -30,7 +30,8 @@ from mcp.server.subscriptions import (
 )
 from sqlalchemy.orm import Session
 
-from webapp import db, store
+from webapp import store
+from webapp.schema import db
 
 from .server import Published, build_server, live_options
 

@@ -26,9 +26,10 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session
 from standardwebhooks.webhooks import Webhook
 
-from webapp import api_models, db, store
-from webapp.models import utcnow
+from webapp import store
 from webapp.outbound import address_problem
+from webapp.schema import api_models, db
+from webapp.schema.models import utcnow
 from webapp.store.webhooks import TIMEOUT_SECONDS, Delivery
 
 #: Seconds a worker waits between looks at the outbox when nothing was due.

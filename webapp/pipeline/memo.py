@@ -1,6 +1,6 @@
 """The memo class of the pipeline's pure functions: their results kept within a byte budget.
 
-Everything outside the pipeline caches with `webapp.lru.LRU`; the pipeline keeps this
+Everything outside the pipeline caches with `webapp.bounds.lru.LRU`; the pipeline keeps this
 class of its own because it imports nothing outside itself. Every memo and cache is
 listed, with its bound and its reason, in docs/architecture.md ("Caches").
 

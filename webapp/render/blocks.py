@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 import string
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 
 #: How many characters (of text and of HTML) each block cache may hold: a few large documents.
 CACHE_CHARS = 32_000_000

@@ -15,8 +15,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, MarkdownLexer
 from pygments.token import Text
 
-from webapp import bounded
-from webapp.lru import LRU
+from webapp.bounds import deadlines
+from webapp.bounds.lru import LRU
 from webapp.pipeline import dumps_json
 
 from .blocks import CACHE_CHARS, source_blocks
@@ -64,13 +64,13 @@ def highlight_markdown_lines(text: str) -> list[Markup]:
 
     Highlighted a block at a time (see `webapp.render.blocks`), each block's lines cached;
     a block too long to highlight (`webapp.render.guard`), or whose highlighting overran its
-    deadline in a worker process (`webapp.bounded`), is shown escaped, line by line.
+    deadline in a worker process (`webapp.bounds.deadlines`), is shown escaped, line by line.
     """
     judged = list(judge(source_blocks(text), highlight_cost))
     cached = [_highlighted.get(block) if cheap else plain_lines(block) for block, cheap in judged]
     missing = list(dict.fromkeys(block for (block, _), lines in zip(judged, cached, strict=True)
                                  if lines is None))
-    made = bounded.map_cached("highlight", highlight_lines, missing, _highlighted, plain_lines)
+    made = deadlines.map_cached("highlight", highlight_lines, missing, _highlighted, plain_lines)
     return [line for (block, _), lines in zip(judged, cached, strict=True)
             for line in (made[block] if lines is None else lines)]
 
@@ -88,9 +88,9 @@ def plain_lines(text: str) -> tuple[Markup, ...]:
 
 def highlight_json(value: Any) -> Markup:
     """`value` as indented JSON, highlighted, inside a `<pre>`; escaped without highlighting
-    if that overran its deadline in a worker process (`webapp.bounded`)."""
-    html = bounded.run("highlight", _highlighted_json, [value]).results[0]
-    if html is bounded.OVERRUN:
+    if that overran its deadline in a worker process (`webapp.bounds.deadlines`)."""
+    html = deadlines.run("highlight", _highlighted_json, [value]).results[0]
+    if html is deadlines.OVERRUN:
         return Markup(f'<div class="{HIGHLIGHT_CLASS}"><pre>{escape(dumps_json(value, indent=2))}'
                       "</pre></div>")
     return Markup(html)

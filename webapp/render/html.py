@@ -13,8 +13,8 @@ import markdown
 import nh3
 from markupsafe import Markup, escape
 
-from webapp import bounded
-from webapp.lru import LRU
+from webapp.bounds import deadlines
+from webapp.bounds.lru import LRU
 
 from .blocks import CACHE_CHARS, markdown_blocks
 from .guard import judge, markdown_cost
@@ -98,13 +98,13 @@ def markdown_to_html(text: str) -> Markup:
 
     Rendered a block at a time (see `webapp.render.blocks`), each block's HTML cached; a
     block the guard judges too costly (`webapp.render.guard`), or whose conversion overran
-    its deadline in a worker process (`webapp.bounded`), is shown as plain text.
+    its deadline in a worker process (`webapp.bounds.deadlines`), is shown as plain text.
     """
     judged = list(judge(markdown_blocks(text), _cost))
     cached = [_rendered.get(block) if cheap else plain_html(block) for block, cheap in judged]
     missing = list(dict.fromkeys(block for (block, _), html in zip(judged, cached, strict=True)
                                  if html is None))
-    made = bounded.map_cached("markdown", convert, missing, _rendered, plain_html)
+    made = deadlines.map_cached("markdown", convert, missing, _rendered, plain_html)
     parts = [made[block] if html is None else html
              for (block, _), html in zip(judged, cached, strict=True)]
     return Markup("\n".join([html + "\n" if html.endswith(_CODE_END) else html

@@ -35,9 +35,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from webapp import models
-from webapp.models import utcnow
 from webapp.pipeline import whole_number
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from .actor import LOCAL, current_actor
 from .errors import AlreadyExists, NotFound, StoreError, ValidationError

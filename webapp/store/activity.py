@@ -16,8 +16,8 @@ from __future__ import annotations
 from sqlalchemy import Select, distinct, false, select
 from sqlalchemy.orm import Session
 
-from webapp import models
-from webapp.models import ACTIVITY_DETAIL_LENGTH, NAME_LENGTH, utcnow
+from webapp.schema import models
+from webapp.schema.models import ACTIVITY_DETAIL_LENGTH, NAME_LENGTH, utcnow
 
 from . import rules
 from .actor import LOCAL, current_actor

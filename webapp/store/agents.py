@@ -13,10 +13,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.agentskills import client_problem
-from webapp.models import utcnow
 from webapp.pipeline import DEFAULT_HISTORY_LABELS, DEFAULT_MODEL, excerpt
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .activity import record

@@ -24,9 +24,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.orm import Session
 
-from webapp import api_models, models
-from webapp.models import utcnow
 from webapp.pipeline import excerpt
+from webapp.schema import api_models, models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .actor import current_actor

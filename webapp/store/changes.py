@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.pipeline import dump_bundle, dumps_json, parse_json
+from webapp.schema import models
 
 from .actor import LOCAL
 from .agents import AgentRef, get_agent

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp import models
 from webapp.agentskills import exported_name, listing_facts
 from webapp.pipeline import Agent, HistoryEntry, Scenario, Skill, Tool, ToolResult, Variable
+from webapp.schema import models
 
 
 def agent_of(row: models.Agent) -> Agent:

@@ -20,7 +20,6 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.agentskills import (
     DEFAULT_LIMITS,
     FolderLimits,
@@ -33,6 +32,7 @@ from webapp.agentskills import (
 )
 from webapp.agentskills.frontmatter import SkillMdError, split_head
 from webapp.pipeline import FOLDERS_FORMAT, Folder, Skill, excerpt, load_bundle, parse_json
+from webapp.schema import models
 
 from .activity import record
 from .agents import AgentRef, find_agent, get_agent

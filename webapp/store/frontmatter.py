@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from webapp import agentskills, models
+from webapp import agentskills
 from webapp.agentskills import SkillMdError, skill_name
+from webapp.schema import models
 
 from . import rules
 from .activity import record

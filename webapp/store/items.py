@@ -15,9 +15,9 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from webapp import models
-from webapp.models import utcnow
 from webapp.pipeline import HistoryEntry, ToolResult, excerpt
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .activity import record

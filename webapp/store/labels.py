@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp import api_models, models
-from webapp.models import utcnow
 from webapp.pipeline import is_digits, whole_number
+from webapp.schema import api_models, models
+from webapp.schema.models import utcnow
 
 from .accounts import require_role
 from .activity import record

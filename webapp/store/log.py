@@ -7,8 +7,8 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from webapp import models
-from webapp.models import utcnow
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .activity import record

@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.agentskills import SkillFolder
-from webapp.models import utcnow
 from webapp.nostr import Kinds, NostrKeyError, kinds_problems, public_key_hex
 from webapp.pipeline import Folder, Skill, Workspace, dump_bundle, dump_skill, excerpt
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .accounts import require_role

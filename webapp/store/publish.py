@@ -27,9 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from webapp import api_models, context_tests, models
-from webapp.lru import LRU
-from webapp.models import utcnow
+from webapp.bounds.lru import LRU
 from webapp.pipeline import (
     FOLDERS_FORMAT,
     Workspace,
@@ -41,6 +39,9 @@ from webapp.pipeline import (
     load_bundle,
     parse_json,
 )
+from webapp.schema import api_models, models
+from webapp.schema.models import utcnow
+from webapp.store import context_tests
 
 from . import rules
 from .accounts import require_role

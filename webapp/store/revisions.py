@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.pipeline import excerpt
+from webapp.schema import models
 
 from .activity import record
 from .agents import AgentRef

@@ -37,8 +37,8 @@ from typing import Any
 
 from sqlalchemy import JSON
 
-from webapp import models
 from webapp.pipeline import ITEM_SECTIONS, check_item, is_digits, item_field, lf_line_ends
+from webapp.schema import models
 
 from .errors import ValidationError
 

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.agentskills import (
     DEFAULT_CLIENTS,
     SKILL_FILE,
@@ -36,6 +35,7 @@ from webapp.agentskills import (
     encode_skill_md,
 )
 from webapp.pipeline import dump_skill
+from webapp.schema import models
 
 from . import rules
 from .activity import record

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from webapp import models
-from webapp.models import utcnow
 from webapp.pipeline import excerpt
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from .activity import names, record
 from .agents import AgentRef, get_agent

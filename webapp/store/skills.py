@@ -17,9 +17,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from webapp import models, pipeline
-from webapp.models import utcnow
+from webapp import pipeline
 from webapp.pipeline import Skill, excerpt, rename_placeholders
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .activity import names, record

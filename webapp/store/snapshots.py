@@ -16,7 +16,6 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.pipeline import (
     SkillFile,
     Workspace,
@@ -25,6 +24,7 @@ from webapp.pipeline import (
     parse_json,
     read_folder,
 )
+from webapp.schema import models
 
 from .agents import AgentRef, get_agent
 from .changes import ITEM_SECTIONS, ItemChange, item_changes, json_text

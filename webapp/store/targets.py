@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp import api_models, models
 from webapp.pipeline import whole_number
+from webapp.schema import api_models, models
 
 from .labels import moved_to
 

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.orm import Session
 
-from webapp import models
+from webapp.schema import models
 
 from .errors import StoreError
 from .transactions import change

@@ -29,10 +29,10 @@ from pydantic import TypeAdapter
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp import api_models, models
-from webapp.models import utcnow
 from webapp.outbound import address_problem, numeric_host, private_allowed
 from webapp.pipeline import excerpt
+from webapp.schema import api_models, models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .activity import record

@@ -16,9 +16,7 @@ from typing import Any
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
-from webapp import models
 from webapp.agentskills import SkillFolder
-from webapp.models import utcnow
 from webapp.pipeline import (
     Folder,
     Skill,
@@ -30,6 +28,8 @@ from webapp.pipeline import (
     dump_variable,
     load_bundle,
 )
+from webapp.schema import models
+from webapp.schema.models import utcnow
 
 from . import rules
 from .activity import record

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import zip_longest
 
-from webapp import bounded
+from webapp.bounds import deadlines
 
 from .words import Parts, WordMarker
 
@@ -113,14 +113,14 @@ class Diff:
 def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
                limit: int | None = None) -> Diff:
     """Diff `old` against `new` line by line, with word emphasis inside replaced lines,
-    within the `diff` deadline of a worker process (`webapp.bounded`); past it, the diff
+    within the `diff` deadline of a worker process (`webapp.bounds.deadlines`); past it, the diff
     `rough_diff` gives.
 
     With a `limit`, lines past that many unified lines are counted, not made (see
     `exact_diff`).
     """
-    diff = bounded.run("diff", _exact_diff_of, [(old, new, context, limit)]).results[0]
-    return rough_diff(old, new, context, limit) if diff is bounded.OVERRUN else diff
+    diff = deadlines.run("diff", _exact_diff_of, [(old, new, context, limit)]).results[0]
+    return rough_diff(old, new, context, limit) if diff is deadlines.OVERRUN else diff
 
 
 def _exact_diff_of(texts: tuple[str, str, int, int | None]) -> Diff:

@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp import models, store
+from webapp import store
+from webapp.schema import models
 
 #: The filter fields a request may carry, in the order the form shows them.
 FILTER_FIELDS = ("user", "agent", "kind")

@@ -10,10 +10,10 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from webapp.budget import Budget, Part, breakdown, budget_of
 from webapp.pipeline import SEVERITIES, Context, Diagnostic, Workspace
 from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
+from webapp.tokens.window import Budget, Part, breakdown, budget_of
 
 from .diff_window import Item, diff_page
 from .document_window import DocumentWindow

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp import models, store
+from webapp import store
 from webapp.agentskills import CLIENTS, DEFAULT_CLIENTS
 from webapp.pipeline import (
     DEFAULT_HISTORY_LABELS,
@@ -24,6 +24,7 @@ from webapp.pipeline import (
     Diagnostic,
     assemble,
 )
+from webapp.schema import models
 
 #: The history roles a form always offers a label for (others the agent has are kept).
 LABEL_ROLES = ("user", "assistant")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webapp import models
+from webapp.schema import models
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from webapp import models
 from webapp.pipeline import Diagnostic, LogFormatError, format_log_entry, parse_log_entry
 from webapp.render import highlight_markdown_lines
+from webapp.schema import models
 from webapp.textdiff.lines import Diff, diff_lines
 
 from .messages import MessageCard, message_card, messages_text

@@ -16,9 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webapp import context_tests
-from webapp.budget import Budget, budget_of, budget_problem
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import (
     SEVERITIES,
     Context,
@@ -33,8 +31,10 @@ from webapp.pipeline import (
     preview_target,
     severity_rank,
 )
+from webapp.store import context_tests
 from webapp.textdiff.lines import SHOWN_ROWS, Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
+from webapp.tokens.window import Budget, budget_of, budget_problem
 
 from .document_window import DocumentWindow, Opened
 from .messages import (

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from webapp import context_tests, models, store
+from webapp import store
 from webapp.pipeline import Context, Origin, Workspace, assemble
+from webapp.schema import models
+from webapp.store import context_tests
 from webapp.textdiff.lines import Diff, DiffLine, diff_lines
 
 from .messages import messages_text

@@ -19,8 +19,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp import context_tests, models, store
+from webapp import store
 from webapp.pipeline import Context, Workspace, assemble, skills_in
+from webapp.schema import models
+from webapp.store import context_tests
 from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 

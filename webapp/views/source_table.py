@@ -22,7 +22,7 @@ from operator import attrgetter
 
 from markupsafe import Markup, escape
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import Origin
 from webapp.render import CACHE_CHARS, highlight_markdown_lines
 

@@ -11,9 +11,10 @@ from typing import Any
 from flask import Flask, current_app, g
 from werkzeug.exceptions import Conflict, NotFound, UnprocessableEntity
 
-from webapp import bounded, store
+from webapp import store
+from webapp.bounds import deadlines
 from webapp.render import code_spans
-from webapp.skill_columns import DESCRIPTION_LENGTH
+from webapp.schema.skill_columns import DESCRIPTION_LENGTH
 from webapp.views import panels
 from webapp.views.activity import who
 
@@ -80,13 +81,13 @@ def invalid(exc: store.ValidationError) -> Any:
 
 
 def _start_work_budget() -> None:
-    g.work_budget = bounded.request_budget(current_app.config["UNTRUSTED_WORK_SECONDS"])
+    g.work_budget = deadlines.request_budget(current_app.config["UNTRUSTED_WORK_SECONDS"])
 
 
 def _end_work_budget(_exc: BaseException | None) -> None:
     token = g.pop("work_budget", None)
     if token is not None:
-        bounded.end_request(token)
+        deadlines.end_request(token)
 
 
 def register(app: Flask) -> None:
@@ -107,8 +108,8 @@ def register(app: Flask) -> None:
     app.jinja_env.filters["code_spans"] = code_spans
     app.url_map.converters["id"] = forms.IdConverter
     # Rendering, highlighting and diffing of the request's untrusted text share one budget
-    # of wall time (`webapp.bounded`): past it, what is left is shown escaped.
-    app.config.setdefault("UNTRUSTED_WORK_SECONDS", bounded.REQUEST_SECONDS)
+    # of wall time (`webapp.bounds.deadlines`): past it, what is left is shown escaped.
+    app.config.setdefault("UNTRUSTED_WORK_SECONDS", deadlines.REQUEST_SECONDS)
     app.before_request(_start_work_budget)
     app.teardown_request(_end_work_budget)
     app.register_error_handler(store.NotFound, not_found)

@@ -42,8 +42,9 @@ from flask_login import LoginManager, UserMixin, current_user
 from werkzeug.exceptions import Forbidden, MisdirectedRequest, Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webapp import models, store
-from webapp.db import get_session
+from webapp import store
+from webapp.schema import models
+from webapp.schema.db import get_session
 
 from .responses import flag
 from .security import error_page, leave_the_cookie, leaves_the_cookie

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, redirect, request, session, url_for
 from flask_login import current_user, login_user, logout_user
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 
 from .access import SignedIn, local_mode, requires, safe_next
 from .responses import done, page_or_fragment

@@ -12,7 +12,7 @@ from functools import partial
 from flask import Blueprint, Response, current_app, request, url_for
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 from webapp.store.targets import Target
 from webapp.views.activity import activity_list
 

@@ -13,9 +13,10 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, g, request, url_for
 
-from webapp import context_tests, store
-from webapp.db import get_session
+from webapp import store
 from webapp.pipeline import Skill, Workspace
+from webapp.schema.db import get_session
+from webapp.store import context_tests
 from webapp.views.agent_preview import build, build_comparison, compared
 from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
 from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines

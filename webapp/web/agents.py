@@ -12,8 +12,8 @@ from typing import Any
 from flask import Blueprint, Response, request, url_for
 
 from webapp import store
-from webapp.db import get_session
 from webapp.nostr import npub
+from webapp.schema.db import get_session
 from webapp.views.agents import AgentForm, agent_rows, parse_agent_form
 
 from .access import ADMIN, can, requires

@@ -3,9 +3,9 @@ and assembles each turn, with an API key (`Authorization: Bearer TOKEN`).
 
 No session, no cookie, no CSRF token: the key is the credential (`access.API_KEY` lets
 these routes through to `api_key`, and `security.takes_api_key` skips the CSRF check).
-Every error is `application/problem+json` with a `detail`. The request and answer models
-are `api_schema`'s, the OpenAPI document is made from them (`openapi`), and a turn is
-assembled by `api_turn` with the editor's pipeline (docs/api.md). The agent's MCP server
+Every error is `application/problem+json` with a `detail`. Requests and answers are
+`api_schema`'s models (the OpenAPI document is made from them), a turn is assembled by
+`api_turn` with the editor's pipeline (docs/api.md). The agent's MCP server
 (`mcp`, docs/mcp.md) is routed here too; `mcp_server.server` is imported as a module: it
 reads `api_schema` and `api_turn` back, and may still be loading when this module runs.
 """
@@ -21,11 +21,11 @@ from pydantic import ValidationError as ModelError
 from spectree import Response as Answers
 from werkzeug.exceptions import HTTPException
 
-from webapp import models, store
-from webapp.db import get_session
+from webapp import store
 from webapp.mcp_server import http as mcp_http
 from webapp.mcp_server import server as mcp_server  # a module: see the docstring
 from webapp.pipeline import Workspace, dumps_json, excerpt
+from webapp.schema import db, models
 from webapp.store.labels import DRAFT, LABEL, NUMBER, PRODUCTION
 from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
@@ -102,7 +102,7 @@ def api_key(agent: str, scope: str | tuple[str, ...], label: str | None = None
     kind, _, token = request.headers.get("Authorization", "").partition(" ")
     try:
         grant = store.api_keys.authenticate(
-            get_session(), token.strip() if kind.lower() == "bearer" else None,
+            db.get_session(), token.strip() if kind.lower() == "bearer" else None,
             request.remote_addr or "unknown", agent, label=label)
     except store.Throttled as exc:
         raise ApiError(429, str(exc), {"Retry-After": str(exc.retry_after)}) from None
@@ -121,7 +121,7 @@ def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
     """The snapshot `ref` names (the label's, already read with the key, when it is one)."""
     if grant.labelled is not None:
         return grant.labelled
-    return store.resolve(get_session(), grant.agent_id or 0, ref)
+    return store.resolve(db.get_session(), grant.agent_id or 0, ref)
 
 
 def label_of(ref: str) -> str | None:
@@ -144,7 +144,7 @@ def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict
 def snapshots(agent: str) -> Response:
     """The agent's snapshots, newest first, with their labels (the `read` scope)."""
     grant = api_key(agent, "read")
-    session = get_session()
+    session = db.get_session()
     row = store.get_agent(session, grant.agent_id or 0)
     labels = store.labels.labels_by_snapshot(session, row)
     body = SnapshotList(agent=row.name, snapshots=[
@@ -168,7 +168,7 @@ def snapshot(agent: str, ref: str) -> Response:
         response = Response(status=304, headers=headers)
         response.set_etag(found.digest)
         return response
-    bundle = store.snapshot_bundle(get_session(), found)
+    bundle = store.snapshot_bundle(db.get_session(), found)
     response = Response(bundle.encode("utf-8"), mimetype="application/json", headers=headers)
     return keeping_etag(response, found.digest)
 
@@ -182,7 +182,7 @@ def skill_files(agent: str, ref: str, d_tag: str) -> Response:
     """The files of skill `d_tag`'s folder in snapshot `ref`, SKILL.md first, each with its
     size, sha256, mode and addresses; `ETag` is the snapshot's digest."""
     grant, found = read_grant(agent, ref)
-    published = published_skill(get_session(), grant.agent_id or 0, found, d_tag)
+    published = published_skill(db.get_session(), grant.agent_id or 0, found, d_tag)
     body = SkillFileList(
         agent=agent, snapshot=found.number, digest=found.digest, skill=d_tag,
         folder=published.folder, files=file_list(
@@ -204,7 +204,7 @@ def skill_file(agent: str, ref: str, d_tag: str, path: str) -> Response:
     """One file of skill `d_tag`'s folder in snapshot `ref`, byte for byte; `ETag` is its
     sha256, `X-File-Mode` 755 or 644."""
     grant, found = read_grant(agent, ref)
-    session = get_session()
+    session = db.get_session()
     published = published_skill(session, grant.agent_id or 0, found, d_tag)
     data, sha256, executable = file_bytes(session, grant.agent_id or 0, published, path)
     headers = {**snapshot_headers(ref, found), "X-File-Mode": "755" if executable else "644"}
@@ -225,7 +225,7 @@ def blob(agent: str, sha256: str) -> Response:
     headers = {"Cache-Control": IMMUTABLE, "Vary": VARY}
     if request.if_none_match.contains_weak(sha256):
         return file_response(b"", sha256, headers)
-    return file_response(store.get_blob(get_session(), grant.agent_id or 0, sha256), sha256,
+    return file_response(store.get_blob(db.get_session(), grant.agent_id or 0, sha256), sha256,
                          headers)
 
 
@@ -237,7 +237,7 @@ def skill_zip(agent: str, ref: str, d_tag: str) -> Response:
     """Skill `d_tag`'s folder in snapshot `ref` as a zip (`<name>/SKILL.md` and its files,
     modes kept)."""
     grant, found = read_grant(agent, ref)
-    session = get_session()
+    session = db.get_session()
     published = published_skill(session, grant.agent_id or 0, found, d_tag)
     snapshot = store.get_snapshot(session, grant.agent_id or 0, found.number)
     filename, data = folder_zip(session, grant.agent_id or 0, published, snapshot.published_at)
@@ -311,7 +311,7 @@ def log(agent: str) -> Response:
         raise ApiError(422, str(exc)) from None
     try:
         entry = store.log_runtime(
-            get_session(), grant.agent_id or 0, sent.messages, document=sent.document,
+            db.get_session(), grant.agent_id or 0, sent.messages, document=sent.document,
             summary=report.log_entry or "", check=check,
             **entry_fields(report, sent, expected),
             author=f"API key #{grant.key_id}" + (f" {grant.name}" if grant.name else ""))
@@ -326,7 +326,7 @@ def log(agent: str) -> Response:
 def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, int | None, str]:
     """The workspace a turn assembles from, with its snapshot's number (None for the
     draft, which needs the `draft` scope) and digest."""
-    session = get_session()
+    session = db.get_session()
     if store.labels.reference(ref).kind == DRAFT:
         if "draft" not in grant.scopes:
             raise ApiError(403, "this key lacks the 'draft' scope")
@@ -358,7 +358,7 @@ def mcp(agent: str) -> Response:
     if lacking:
         raise ApiError(403, f"this key lacks the {lacking[0]!r} scope")
     resolved(grant, label)  # a label that points nowhere is a 404, as the API answers
-    session = get_session()
+    session = db.get_session()
     server = mcp_server.build_server(mcp_server.Published(
         agent, label, lambda: nullcontext(session), preview_models(current_app.config)),
         grant.scopes)

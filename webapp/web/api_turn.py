@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import (
     Context,
     HistoryEntry,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 from webapp.views.catalogue import catalogue_page
 
 from .access import requires

@@ -12,8 +12,8 @@ from typing import Any
 from flask import Response
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import Agent, Skill, Workspace
+from webapp.schema.db import get_session
 from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 
 from .forms import choice_args, picker_choice

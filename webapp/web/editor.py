@@ -25,9 +25,10 @@ from flask import (
     url_for,
 )
 
-from webapp import context_tests, store
-from webapp.db import get_session
+from webapp import store
 from webapp.pipeline import Skill, Workspace, assemble, resolvable_names, whole_number
+from webapp.schema.db import get_session
+from webapp.store import context_tests
 from webapp.views.document_window import Opened, parse_opened
 from webapp.views.editor import diagnostics_data, names_data
 from webapp.views.panels import LARGE_PAGE, asked_panel, shown_panels

@@ -19,8 +19,8 @@ from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import Skill, Workspace, flag_word, lf_line_ends, loads_json
+from webapp.schema.db import get_session
 from webapp.views.preview import Choice
 
 #: The session key of the scenario last picked for each agent (in its editor or agent

@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request, url_for
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 from webapp.views.skill_lint import skill_lint
 
 from .access import requires

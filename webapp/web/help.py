@@ -14,14 +14,16 @@ from pathlib import Path
 from flask import Blueprint, Response, abort
 from markupsafe import Markup
 
-from webapp.lru import LRU
-from webapp.paths import DOCS
+from webapp.bounds.lru import LRU
 from webapp.render import markdown_to_html
 
 from .access import requires
 from .responses import page_or_fragment
 
 bp = Blueprint("help", __name__)
+
+#: The project's docs/, beside the `webapp` package in a checkout.
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 GUIDE = DOCS / "SKILLS.md"
 #: The runtime API's reference (linked from the guide's page).

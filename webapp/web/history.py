@@ -12,9 +12,9 @@ from typing import Any
 from flask import Blueprint, Response, abort, request, url_for
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import role_sections
 from webapp.render import highlight_markdown_lines, markdown_to_html
+from webapp.schema.db import get_session
 from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 from webapp.views.history import field_changes
 from webapp.views.shown_text import shown_part

@@ -24,8 +24,8 @@ from flask import Blueprint, Flask, Response, abort, request, url_for
 from flask.sansio.blueprints import BlueprintSetupState
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import Scenario, Workspace, tool_uses, variable_uses
+from webapp.schema.db import get_session
 from webapp.views import items as views
 from webapp.views.item_forms import (
     FieldError,

@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, request, send_file, url_for
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 from webapp.views.log import entry_text, entry_view
 
 from .access import requires

@@ -19,10 +19,10 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, make_response, request, url_for
 
 from webapp import store
-from webapp.db import get_session
 from webapp.nostr import NostrKeyError, Reading, address, npub, public_key_hex, read_agent
 from webapp.outbound import nostr_sync
 from webapp.pipeline import loads_json
+from webapp.schema.db import get_session
 from webapp.store.nostr import DROPPED, read_settings
 from webapp.textdiff.lines import SHOWN_ROWS, diff_lines
 from webapp.views.wording import counted

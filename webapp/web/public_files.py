@@ -7,8 +7,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort
 
 from webapp import store
-from webapp.db import get_session
 from webapp.outbound import nostr_sync
+from webapp.schema.db import get_session
 
 from .access import ANYONE, requires
 from .snapshot_files import SHA256, holds_file

@@ -14,8 +14,9 @@ from io import BytesIO
 
 from flask import Blueprint, Response, g, request, send_file, url_for
 
-from webapp import context_tests, store
-from webapp.db import get_session
+from webapp import store
+from webapp.schema.db import get_session
+from webapp.store import context_tests
 from webapp.views.document_window import Fold
 from webapp.views.publish import changes_page, scenario_panel
 from webapp.views.snapshots import first_review, known_scenario, scenario_context

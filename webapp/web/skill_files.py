@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, request, send_file, url_for
 
 from webapp import agentskills, store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 from webapp.views.skill_files import file_rows, open_file
 
 from .access import requires

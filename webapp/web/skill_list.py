@@ -8,8 +8,8 @@ from typing import Any
 from flask import Response, redirect, request, url_for
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import Workspace, find_skills
+from webapp.schema.db import get_session
 from webapp.views.preview import Choice, problem_counts
 
 from .forms import choice_args, filter_query, picker_choice

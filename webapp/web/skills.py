@@ -12,8 +12,8 @@ from typing import Any
 from flask import Blueprint, Response, request, url_for
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import Skill
+from webapp.schema.db import get_session
 from webapp.views.skill_starters import STARTERS, STARTERS_BY_KEY
 
 from .access import requires

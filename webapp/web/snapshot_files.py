@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from webapp import agentskills, store
 from webapp.agentskills import SKILL_FILE, SkillFolder, encode_skill_md
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 from webapp.pipeline import Skill, excerpt
 from webapp.store.folders import files_of, manifest_of
 

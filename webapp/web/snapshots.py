@@ -16,8 +16,8 @@ from collections.abc import Callable
 from flask import Blueprint, Response, abort, request, url_for
 
 from webapp import store
-from webapp.db import get_session
 from webapp.pipeline import Workspace, assemble
+from webapp.schema.db import get_session
 from webapp.views.document_window import VIEWS, DocumentWindow, Fold, parse_lines
 from webapp.views.publish import scenario_change
 from webapp.views.snapshots import (

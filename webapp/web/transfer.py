@@ -22,7 +22,6 @@ from flask import Blueprint, Response, redirect, request, send_file, url_for
 from werkzeug.datastructures import FileStorage
 
 from webapp import agentskills, store
-from webapp.db import get_session
 from webapp.pipeline import (
     BundleError,
     Problem,
@@ -32,6 +31,7 @@ from webapp.pipeline import (
     parse_json,
     unknown_names,
 )
+from webapp.schema.db import get_session
 from webapp.views.skill_imports import import_rows
 from webapp.views.wording import counted
 

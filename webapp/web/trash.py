@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, url_for
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 
 from .access import requires
 from .forms import request_data

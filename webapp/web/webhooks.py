@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, request, url_for
 
 from webapp import store
-from webapp.db import get_session
+from webapp.schema.db import get_session
 
 from .access import ADMIN, requires
 from .responses import done, page_or_fragment, secret_kept_out_of_caches

@@ -29,10 +29,9 @@ def mcp_cmd(agent_name: str, label: str, poll: float, database_url: str | None) 
     import anyio
 
     from webapp import store
+    from webapp.mcp_server.server import Published
+    from webapp.mcp_server.stdio import serve, session_factory
     from webapp.views.preview import MODEL_DEFAULTS, preview_models
-
-    from .server import Published
-    from .stdio import serve, session_factory
 
     session = session_factory(database_url)
     with session() as opened:

@@ -25,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from webapp.skill_columns import NAME_LENGTH, LiveSkillState, SkillState
+from webapp.schema.skill_columns import NAME_LENGTH, LiveSkillState, SkillState
 
 #: Stable constraint names, so migrations name the same thing on SQLite and PostgreSQL.
 NAMING_CONVENTION = {

@@ -19,7 +19,7 @@ from importlib import resources
 
 import tiktoken
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 
 ENCODING_NAME = "o200k_base"
 DATA_FILE = "o200k_base.tiktoken.gz"

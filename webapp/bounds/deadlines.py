@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Final, TypeVar
 
-from webapp.lru import LRU
+from webapp.bounds.lru import LRU
 
 V = TypeVar("V")
 

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +24,10 @@ from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from webapp.agentskills import DEFAULT_LIMITS, LIMIT_SETTINGS, FolderLimits, limits_from
+from webapp.pipeline import JsonNumber, dumps_json, read_json
+
 from . import models
-from .agentskills import DEFAULT_LIMITS, LIMIT_SETTINGS, FolderLimits, limits_from
-from .paths import MIGRATIONS, ROOT
-from .pipeline import JsonNumber, dumps_json, read_json
 
 try:
     import fcntl
@@ -37,6 +37,10 @@ except ImportError:  # Windows: no lock file; run one worker there
 if TYPE_CHECKING:
     from flask import Flask
 
+#: The checkout the package sits in: `migrations/` beside `webapp/`.
+ROOT = Path(__file__).resolve().parents[2]
+#: Fills an empty database and names the agents it made (`demo.seed_demo`).
+Seed = Callable[[Session], list[str]]
 #: The SQLite file name of the default database (`default_url`).
 DEFAULT_DB_FILENAME = "skill-editor.sqlite"
 #: Where the app kept the default database before it moved to `data_dir()`: used while
@@ -45,7 +49,7 @@ CHECKOUT_DB = ROOT / "instance" / DEFAULT_DB_FILENAME
 #: How long an SQLite writer waits for another writer before giving up.
 SQLITE_BUSY_TIMEOUT_MS = 5000
 #: Where Alembic's env.py and versions/ live.
-MIGRATIONS_DIR = MIGRATIONS
+MIGRATIONS_DIR = ROOT / "migrations"
 #: An arbitrary constant: the PostgreSQL advisory lock taken while migrating.
 _PG_MIGRATION_LOCK = 0x5E11ED17
 
@@ -287,8 +291,9 @@ def _engine(engine_or_url: Engine | str | URL) -> Iterator[Engine]:
         engine.dispose()
 
 
-def prepare(engine: Engine, *, seed_demo: bool = False) -> list[str]:
-    """Upgrade to the newest schema and, if asked and no agent exists, seed the demo.
+def prepare(engine: Engine, *, seed: Seed | None = None) -> list[str]:
+    """Upgrade to the newest schema and, when no agent exists, call `seed` (the demo's
+    `seed_demo`, which the app passes: the demo is a layer above the schema).
 
     Returns the names of the agents seeded (empty when nothing was).
     """
@@ -296,13 +301,11 @@ def prepare(engine: Engine, *, seed_demo: bool = False) -> list[str]:
 
     with _migration_lock(engine):
         command.upgrade(alembic_config(engine), "head")
-        if not seed_demo:
+        if seed is None:
             return []
         with make_sessionmaker(engine)() as session:
             if session.scalar(select(func.count()).select_from(models.Agent)):
                 return []
-            from .demo import seed_demo as seed
-
             return seed(session)
 
 
@@ -344,11 +347,11 @@ class Database:
         self.sessionmaker = make_sessionmaker(engine, limits)
 
 
-def init_app(app: Flask) -> None:
-    """Connect `app` to its database: upgrade it, maybe seed it, and manage sessions.
+def init_app(app: Flask, seed: Seed | None = None) -> None:
+    """Connect `app` to its database: upgrade it, seed an empty one with `seed` (if
+    given), and manage sessions.
 
-    Config: `DATABASE_URL` (else `$DATABASE_URL`, else `default_url()`), `SEED_DEMO`
-    (default True: seed the demo workspace into an empty database) and
+    Config: `DATABASE_URL` (else `$DATABASE_URL`, else `default_url()`) and
     `DATABASE_UPGRADE` (default True: migrate to the newest schema); the folder limits its
     sessions carry (`folder_limits`).
     """
@@ -357,7 +360,7 @@ def init_app(app: Flask) -> None:
     database = Database(make_engine(url), limits_from(app.config))
     app.extensions[_EXTENSION_KEY] = database
     if app.config.get("DATABASE_UPGRADE", True):
-        seeded = prepare(database.engine, seed_demo=app.config.get("SEED_DEMO", True))
+        seeded = prepare(database.engine, seed=seed)
         if seeded:
             app.logger.info("seeded the demo workspace: %s", ", ".join(seeded))
     app.teardown_appcontext(close_session)
@@ -371,7 +374,8 @@ def get_database(app: Flask | None = None) -> Database:
     try:
         return app.extensions[_EXTENSION_KEY]
     except KeyError:
-        raise RuntimeError("the database is not set up: call webapp.db.init_app(app)") from None
+        raise RuntimeError("the database is not set up: call webapp.schema.db.init_app(app)"
+                           ) from None
 
 
 def get_session() -> Session:

@@ -14,7 +14,7 @@ from typing import Any
 
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
-from webapp import bounded
+from webapp.bounds import deadlines
 from webapp.pipeline import (
     DIRECT_SEARCH,
     Context,
@@ -69,8 +69,8 @@ def bounded_search(pattern: str, text: str) -> bool | None:
     `regex` deadline (`bounded`); None when it overran."""
     if search_cost(pattern, text) <= DIRECT_SEARCH:
         return search_pattern(pattern, text)
-    found = bounded.run("regex", _search, [(pattern, text)]).results[0]
-    return None if found is bounded.OVERRUN else found
+    found = deadlines.run("regex", _search, [(pattern, text)]).results[0]
+    return None if found is deadlines.OVERRUN else found
 
 
 def _search(item: tuple[str, str]) -> bool | None:

@@ -1,7 +1,7 @@
 """The tables of the runtime API (`/api/v1`): its keys, the labels it resolves, and the
 webhooks that tell a deployment of each publish (with their outbox and delivery log).
 
-Apart from `webapp.models` (whose `Base` they share, so one metadata holds every table
+Apart from `webapp.schema.models` (whose `Base` they share, so one metadata holds every table
 and Alembic sees them) because they serve another door: an agent running elsewhere.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from webapp.models import NAME_LENGTH, Base, utcnow
+from webapp.schema.models import NAME_LENGTH, Base, utcnow
 
 #: The longest name of an API key or of a label.
 KEY_NAME_LENGTH = 100
