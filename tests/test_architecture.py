@@ -260,6 +260,19 @@ def _the_one(owner: str, places: list[str]) -> None:
     assert len(places) == 1 and places[0].startswith(f"{owner}:"), places
 
 
+def test_the_roles_and_the_default_models_have_one_owner():
+    """The roles tuple and the default model names are written in `pipeline.workspace`
+    alone (`ROLES`, `DEFAULT_MODEL`, `DEFAULT_ANTHROPIC_MODEL`; the windows table names
+    each model once more, as a key)."""
+    _the_one("webapp.pipeline.workspace",
+             _literal_collections(lambda items: items == {"system", "user", "assistant"}))
+    for model in ("gpt-4o", "claude-sonnet-4-5"):
+        places = [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and node.value == model]
+        assert {place.partition(":")[0] for place in places} == {"webapp.pipeline.workspace"}
+        assert len(places) == 2, places  # the default, and its key in MODEL_WINDOWS
+
+
 def test_the_line_end_rule_has_one_owner():
     """Only `lf_line_ends` replaces a CR: no other module rewrites line ends its own way."""
     places = [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)

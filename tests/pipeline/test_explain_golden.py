@@ -15,8 +15,7 @@ import yaml
 
 from tests.support.workspaces import RELAY_WATCH, SIMON
 from webapp.pipeline import STEP_WORDS, Explanation, explain, load_bundle
-from webapp.pipeline.explain import STEPS
-from webapp.pipeline.explain_skills import READERS
+from webapp.pipeline.explain import READERS, STEPS
 from webapp.pipeline.stages import STAGES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "explain"

@@ -35,7 +35,16 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from webapp.pipeline import Skill, check_item, excerpt, flag_word, item_field, lf_line_ends
+from webapp.pipeline import (
+    TEMPLATE_MARKER,
+    Skill,
+    check_item,
+    excerpt,
+    flag_word,
+    item_field,
+    lf_line_ends,
+    marker_role,
+)
 
 from .frontmatter import (
     SkillMdError,
@@ -56,7 +65,6 @@ DESCRIPTION_MAX_LENGTH = 1024
 MAX_SKILL_FILE_SIZE = 1024 * 1024
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_ROLE_MARKER = re.compile(r"(?i)(system|user|assistant):\s*")
 _NOT_NAME_RUN = re.compile(r"[^a-z0-9]+")
 _NOT_NAME_CHAR = re.compile(r"[^a-z0-9-]")
 
@@ -98,8 +106,8 @@ def _first_line(content: str) -> str:
     """The first line of prose: not blank, not a role marker, a fence or a template line."""
     for line in content.splitlines():
         stripped = line.strip()
-        if (not stripped or _ROLE_MARKER.fullmatch(stripped) or stripped.startswith(("```", "~~~"))
-                or stripped == "---template---" or set(stripped) <= set("-=")):
+        if (not stripped or marker_role(stripped) or stripped.startswith(("```", "~~~"))
+                or stripped == TEMPLATE_MARKER or set(stripped) <= set("-=")):
             continue
         return " ".join(stripped.lstrip("#").split())
     return ""

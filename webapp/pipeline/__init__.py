@@ -54,10 +54,19 @@ from .expectations import (
     scoped_text,
     skills_in,
 )
-from .explain import explain
-from .explain_data import Explanation, MessageShape, Selection, Step
-from .explain_skills import BlockUse, SectionStep, SkillStep, TracedText, ValueUse
-from .explain_words import STEP_WORDS
+from .explain import (
+    STEP_WORDS,
+    BlockUse,
+    Explanation,
+    MessageShape,
+    SectionStep,
+    Selection,
+    SkillStep,
+    Step,
+    TracedText,
+    ValueUse,
+    explain,
+)
 from .folders import Folder, SkillFile, read_folder
 from .formatters import FORMATTERS, FormatOptions, register_formatter
 from .json_markdown import json_to_markdown
@@ -83,7 +92,8 @@ from .result import (
     count_severities,
     severity_rank,
 )
-from .roles import role_sections
+from .roles import marker_role, role_sections
+from .sections import TEMPLATE_MARKER
 from .typed import FALSE_WORDS, TRUE_WORDS, flag_word, lf_line_ends
 from .untrusted import (
     MAX_DEPTH,
@@ -115,6 +125,7 @@ from .workspace import (
     BUILTIN_ALIASES,
     BUILTIN_TOOLS,
     BUNDLE_FORMAT,
+    DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_HISTORY_LABELS,
     DEFAULT_MODEL,
     FOLDERS_FORMAT,
@@ -133,6 +144,7 @@ from .workspace import (
 )
 
 __all__ = [
+    "TEMPLATE_MARKER",
     "bundle_schema",
     "STEP_WORDS",
     "BlockUse",
@@ -172,6 +184,7 @@ __all__ = [
     "LISTED_PER_KIND",
     "MAX_DEPTH",
     "DEFAULT_HISTORY_LABELS",
+    "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_MODEL",
     "MODEL_WINDOWS",
     "FORMATTERS",
@@ -259,7 +272,7 @@ __all__ = [
     "refers_to",
     "register_formatter",
     "rename_placeholders",
-    "rename_template_tool", "role_sections",
+    "rename_template_tool", "role_sections", "marker_role",
     "renamed_uses",
     "resolvable_names",
     "severity_rank",

@@ -29,11 +29,11 @@ from .patterns import Search, pattern_problem, search_pattern
 from .placeholders import find_placeholders
 from .result import SEVERITIES, Context
 from .untrusted import whole_number
-from .workspace import Scenario, Tool, Workspace
+from .workspace import ROLES, Scenario, Tool, Workspace
 
 CHECKS = ("contains", "not_contains", "regex", "tokens_at_most", "window_share_at_most",
           "messages", "skills", "problems_at_most", "snapshot")
-ROLE_SCOPES = ("system", "user", "assistant")
+ROLE_SCOPES = ROLES
 #: The code of the problem a `{{name}}` nothing resolves gives (left empty).
 UNRESOLVED = "unknown-variable"
 #: The longest pattern, name and text an expectation may hold, and how many a scenario.

@@ -41,7 +41,10 @@ MODEL_WINDOWS = {
     "o3": 200_000, "o4-mini": 200_000,
     "claude-sonnet-4-5": 200_000, "claude-opus-4-1": 200_000, "claude-haiku-4-5": 200_000,
 }
+#: The model an agent is for unless it names one, and the one an OpenAI request body names.
 DEFAULT_MODEL = "gpt-4o"
+#: The model an Anthropic request body names unless the app's config names another.
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 #: The window of a model not in `MODEL_WINDOWS` that names no window of its own.
 DEFAULT_WINDOW = 128_000
 ROLES = ("system", "user", "assistant")

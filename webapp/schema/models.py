@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from webapp.pipeline import DEFAULT_MODEL
 from webapp.schema.skill_columns import NAME_LENGTH, LiveSkillState, SkillState
 
 #: Stable constraint names, so migrations name the same thing on SQLite and PostgreSQL.
@@ -80,8 +81,8 @@ class Agent(Base):
     history_labels: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     #: The model the context is meant for and its window in tokens (0: the model's own).
-    model: Mapped[str] = mapped_column(String(MODEL_LENGTH), default="gpt-4o",
-                                       server_default="gpt-4o")
+    model: Mapped[str] = mapped_column(String(MODEL_LENGTH), default=DEFAULT_MODEL,
+                                       server_default=DEFAULT_MODEL)
     context_window: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: Whether its scenarios get the built-in context tests too.
     builtin_tests: Mapped[bool] = mapped_column(default=True, server_default="1")

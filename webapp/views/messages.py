@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from webapp.pipeline import dumps_json
+from webapp.pipeline import DEFAULT_ANTHROPIC_MODEL, DEFAULT_MODEL, dumps_json
 from webapp.render import highlight_json, markdown_to_html
 from webapp.tokens import TokenCount, count_tokens
 
@@ -43,8 +43,8 @@ def cut_strings(value: Any, limit: int) -> Any:
 class Models:
     """The model names written into the example request bodies."""
 
-    openai: str = "gpt-4o"
-    anthropic: str = "claude-sonnet-4-5"
+    openai: str = DEFAULT_MODEL
+    anthropic: str = DEFAULT_ANTHROPIC_MODEL
     anthropic_max_tokens: int = 1024
 
 

@@ -145,8 +145,9 @@ class Preview:
 
 #: The model names an app writes into request bodies unless its config names others (the
 #: app's config defaults; `skill-editor mcp`, which runs without an app, uses them as they are).
-MODEL_DEFAULTS: dict[str, Any] = {"OPENAI_MODEL": "gpt-4o", "ANTHROPIC_MODEL": "claude-sonnet-4-5",
-                                  "ANTHROPIC_MAX_TOKENS": 1024}
+MODEL_DEFAULTS: dict[str, Any] = {"OPENAI_MODEL": DEFAULT_MODELS.openai,
+                                  "ANTHROPIC_MODEL": DEFAULT_MODELS.anthropic,
+                                  "ANTHROPIC_MAX_TOKENS": DEFAULT_MODELS.anthropic_max_tokens}
 
 
 def preview_models(config: Mapping[str, Any]) -> Models:

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_v
 from spectree import SecurityScheme, SpecTree
 from spectree.models import SecureType, SecuritySchemeData
 
+from webapp.pipeline import ROLES
+
 #: The longest string field of a request (a message, a history entry): the body limit
 #: (`MAX_CONTENT_LENGTH`, a megabyte) bounds the whole anyway.
 LONGEST_TEXT = 1024 * 1024
@@ -91,7 +93,7 @@ INCLUDED: tuple[str, ...] = Included.__args__  # type: ignore[attr-defined]
 class HistoryItem(BaseModel):
     model_config = STRICT
 
-    role: Literal["user", "assistant", "system"]
+    role: Literal[ROLES]  # type: ignore[valid-type]  (the pipeline's roles, as an enum)
     content: str = Field(max_length=LONGEST_TEXT)
     created_at: StrictStr | StrictInt | None = None
 

@@ -8,7 +8,7 @@ came in and what went out, for someone watching an agent's context being assembl
 `explain` reads what `assemble` returned (the selected skills' stage traces, the pieces,
 the document and its provenance, the messages, the log entry): nothing is assembled a
 second time. The steps are one table (`STEPS`); the skills' stages come from the
-pipeline's own table (`stages.STAGES`), each read by `explain_skills.READERS`.
+pipeline's own table (`stages.STAGES`), each read by `skills.READERS`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
-from .assemble import assemble, pick_scenario, selects
-from .blocks import parse_skill
-from .explain_data import Explanation, Reading, Selection, Step
-from .explain_layout import joined_step, log_step, messages_step, request_step, title_step
-from .explain_skills import (
+from ..assemble import assemble, pick_scenario, selects
+from ..blocks import parse_skill
+from ..origins import Origins
+from ..result import Context
+from ..stages import STAGES
+from ..variables import Resolver
+from ..workspace import Scenario, Skill, Workspace
+from .data import Explanation, Reading, Selection, Step
+from .layout import joined_step, log_step, messages_step, request_step, title_step
+from .skills import (
     EMPTY,
     READERS,
     SkillReading,
@@ -30,12 +35,7 @@ from .explain_skills import (
     listed,
     plural,
 )
-from .explain_words import STEP_TERMS, STEP_WORDS, TERMS
-from .origins import Origins
-from .result import Context
-from .stages import STAGES
-from .variables import Resolver
-from .workspace import Scenario, Skill, Workspace
+from .words import STEP_TERMS, STEP_WORDS, TERMS
 
 
 def _skills_text(skills: Sequence[Skill], contents: Mapping[str, str]) -> TracedText:

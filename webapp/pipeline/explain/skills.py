@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .blocks import ParsedSkill, split_roles
-from .origins import Origins, OriginsBuilder
-from .placeholders import find_placeholders
-from .result import Diagnostic, Origin
-from .roles import marker_role
-from .sections import Section, parse_template
-from .variables import Resolver, formatter_of, source_of
-from .workspace import Workspace
+from ..blocks import ParsedSkill, split_roles
+from ..origins import Origins, OriginsBuilder
+from ..placeholders import find_placeholders
+from ..result import Diagnostic, Origin
+from ..roles import marker_role
+from ..sections import Section, parse_template
+from ..variables import Resolver, formatter_of, source_of
+from ..workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,12 @@ the request, the log entry), read from the document's provenance and the pieces.
 
 from __future__ import annotations
 
-from .explain_data import MessageShape, Reading, Step
-from .explain_skills import LISTED, TracedText, listed, plural
-from .origins import OriginsBuilder
-from .result import Origin
-from .stages import STAGES
-from .untrusted import dumps_json
+from ..origins import OriginsBuilder
+from ..result import Origin
+from ..stages import STAGES
+from ..untrusted import dumps_json
+from .data import MessageShape, Reading, Step
+from .skills import LISTED, TracedText, listed, plural
 
 _TITLE = Origin("title")
 _ROLE = Origin("role")

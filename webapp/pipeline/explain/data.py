@@ -7,11 +7,11 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .explain_skills import SkillStep, TracedText
-from .origins import OriginsBuilder
-from .result import Context
-from .variables import Resolver
-from .workspace import Scenario, Skill, Workspace
+from ..origins import OriginsBuilder
+from ..result import Context
+from ..variables import Resolver
+from ..workspace import Scenario, Skill, Workspace
+from .skills import SkillStep, TracedText
 
 
 @dataclass(frozen=True, slots=True)
