@@ -183,6 +183,29 @@ def test_changes_since_lists_skills_with_their_versions_and_revisions(session, a
     assert store.changes_since(session, agent).settings
 
 
+def test_changes_and_compare_are_one_comparison(session, agent):
+    """The Changes page and Compare read the same comparison: a skill saved and saved
+    back to its published text is no change on either (nor for the digest); a skill whose
+    text differs is one on both, with every save since the snapshot."""
+    store.publish(session, agent, "", expected_latest=0)
+    published = store.get_skill(session, agent, "chat").content
+    store.save_skill(session, agent, "chat", expected_version=1, content="for a while\n")
+    store.save_skill(session, agent, "chat", expected_version=2, content=published)
+
+    def both() -> tuple[list[str], list[str]]:
+        compare = store.differences(store.read_side(session, agent, "1"),
+                                    store.read_side(session, agent, "draft"))
+        return ([c.d_tag for c in store.changes_since(session, agent).skills],
+                [d.d_tag for d in compare.skills])
+
+    assert both() == ([], []) and not store.has_unpublished_changes(session, agent)
+    store.save_skill(session, agent, "chat", expected_version=3, content="now changed\n")
+    assert both() == (["chat"], ["chat"])
+    chat = store.changes_since(session, agent).skills[0]
+    assert (chat.published_version, chat.current_version) == (1, 4)
+    assert [r.version for r in chat.revisions] == [2, 3, 4]
+
+
 def test_no_snapshot_is_a_clear_not_found(session, agent):
     for call in (lambda: store.published_workspace(session, agent),
                  lambda: store.get_snapshot(session, agent),

@@ -45,13 +45,7 @@ from .agents import (
     restore_agent,
     update_agent,
 )
-from .changes import (
-    Changes,
-    ItemChange,
-    SkillChange,
-    changed_by,
-    changes_since,
-)
+from .changes import Changes, ItemChange, SkillChange, changed_by
 from .convert import skill_of
 from .errors import (
     AlreadyExists,
@@ -159,7 +153,15 @@ from .skills import (
     save_skill,
     set_skill_enabled,
 )
-from .snapshots import Differences, Side, SkillDifference, differences, read_side, skill_difference
+from .snapshots import (
+    Differences,
+    Side,
+    SkillDifference,
+    changes_since,
+    differences,
+    read_side,
+    skill_difference,
+)
 from .throttling import Throttled
 from .workspaces import export_bundle, import_bundle, load_workspace
 

@@ -1,6 +1,7 @@
-"""What changed since a snapshot: the skills whose version differs (with the saves in
-between and who made them), and the tools, bindings and scenarios added, changed or
-removed (the Changes page's review before a publish)."""
+"""What a comparison of two sides is made of (`store.snapshots.differences` compares; the
+Changes page and Compare both read it): a skill changed with the saves in between and who
+made them, a tool, binding or scenario added, changed or removed, items compared as the
+bundle writes them."""
 
 from __future__ import annotations
 
@@ -11,14 +12,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp.pipeline import dump_bundle, dumps_json, parse_json
+from webapp.pipeline import dumps_json
 from webapp.schema import models
 
 from .actor import LOCAL
-from .agents import AgentRef, get_agent
-from .publish import get_snapshot
-from .skills import list_skills
-from .workspaces import workspace_with
 
 #: The bundle sections whose items `changes_since` compares by name.
 ITEM_SECTIONS = ("tools", "variables", "scenarios")
@@ -26,7 +23,7 @@ ITEM_SECTIONS = ("tools", "variables", "scenarios")
 
 @dataclass(frozen=True, slots=True)
 class SkillChange:
-    """A skill whose version differs from the snapshot's.
+    """A skill that differs from the snapshot's (`snapshots.changes_since`).
 
     `published_version` is None for a skill added since, `current_version` None for one
     gone since (trashed or renamed away); `revisions` are the saves in between, oldest
@@ -68,44 +65,31 @@ def changed_by(revisions: Sequence[models.SkillRevision]) -> list[str]:
     return list(dict.fromkeys(revision.author or LOCAL for revision in revisions))
 
 
-def changes_since(session: Session, agent: AgentRef, number: int | None = None) -> Changes:
-    """What changed between snapshot `number` (the latest when None) and the workspace now.
-
-    Raises `NotFound` when there is no such snapshot.
-    """
-    row = get_agent(session, agent)
-    snapshot = get_snapshot(session, row, number)
-    published = parse_json(snapshot.bundle)
-    current = dump_bundle(workspace_with(session, row, list_skills(session, row)))
-    return Changes(
-        skills=_skill_changes(session, row, snapshot.skill_versions),
-        items=[change for section in ITEM_SECTIONS
-               for change in item_changes(section, published[section], current[section])],
-        settings=json_text(published["agent"]) != json_text(current["agent"]),
-        order=[s["d_tag"] for s in published["skills"]] != [s["d_tag"] for s in current["skills"]],
-    )
+def revisions_since(session: Session, skill: models.Skill | None, version: int | None
+                    ) -> tuple[models.SkillRevision, ...]:
+    """The saves of `skill` after `version` (None: all of them), oldest first; none for no
+    skill (one the agent never had, not even in its trash)."""
+    if skill is None:
+        return ()
+    return tuple(session.scalars(
+        select(models.SkillRevision).where(models.SkillRevision.skill_id == skill.id,
+                                           models.SkillRevision.version > (version or 0))
+        .order_by(models.SkillRevision.version)))
 
 
-def _skill_changes(session: Session, agent: models.Agent, published: dict[str, Any]
-                   ) -> list[SkillChange]:
-    live = {skill.d_tag: skill for skill in list_skills(session, agent)}
-    every = {skill.d_tag: skill for skill in list_skills(session, agent, include_deleted=True)}
-    changes = []
-    for d_tag in [*published, *(tag for tag in live if tag not in published)]:
-        before = published.get(d_tag)
-        now = live[d_tag].version if d_tag in live else None
-        if before == now:
-            continue
-        row = every.get(d_tag)
-        revisions: tuple[models.SkillRevision, ...] = ()
-        if row is not None:
-            revisions = tuple(session.scalars(
-                select(models.SkillRevision).where(
-                    models.SkillRevision.skill_id == row.id,
-                    models.SkillRevision.version > (before or 0))
-                .order_by(models.SkillRevision.version)))
-        changes.append(SkillChange(d_tag, before, now, revisions))
-    return changes
+def skill_items_changed(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]
+                        ) -> list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]:
+    """The skills of two bundles' `skills` sections that differ, as `(d_tag, item before,
+    item after)` (None on the side without it), in `after`'s order, then those only in
+    `before`. A skill is compared by all its bundle holds of it (text, fields, and in a
+    `skill-workspace/2` bundle its head, line ends and files), not by version: one saved
+    and saved back to the same text is no change, as it is not for the digest."""
+    old = {skill["d_tag"]: skill for skill in before}
+    new = {skill["d_tag"]: skill for skill in after}
+    return [(d_tag, old.get(d_tag), new.get(d_tag))
+            for d_tag in [*new, *(tag for tag in old if tag not in new)]
+            if d_tag not in old or d_tag not in new
+            or json_text(old[d_tag]) != json_text(new[d_tag])]
 
 
 def item_changes(section: str, published: list[dict[str, Any]], current: list[dict[str, Any]]

@@ -27,7 +27,16 @@ from webapp.pipeline import (
 from webapp.schema import models
 
 from .agents import AgentRef, get_agent
-from .changes import ITEM_SECTIONS, ItemChange, item_changes, json_text
+from .changes import (
+    ITEM_SECTIONS,
+    Changes,
+    ItemChange,
+    SkillChange,
+    item_changes,
+    json_text,
+    revisions_since,
+    skill_items_changed,
+)
 from .labels import reference
 from .log import DRAFT
 from .publish import get_snapshot, resolve
@@ -71,7 +80,11 @@ def read_side(session: Session, agent: AgentRef, ref: str) -> Side:
         workspace = bundle_workspace(session, row, skills)
         return Side(None, dump_bundle(workspace), {s.d_tag: s.version for s in skills},
                     workspace)
-    snapshot = get_snapshot(session, row, resolve(session, row.id, ref).number)
+    return snapshot_side(get_snapshot(session, row, resolve(session, row.id, ref).number))
+
+
+def snapshot_side(snapshot: models.PublishedSnapshot) -> Side:
+    """A snapshot as one side of a comparison."""
     bundle = parse_json(snapshot.bundle)
     return Side(snapshot, bundle, dict(snapshot.skill_versions), load_bundle(bundle))
 
@@ -153,19 +166,30 @@ def differences(a: Side, b: Side) -> Differences:
 
 def skill_differences(a: Side, b: Side) -> list[SkillDifference]:
     """The skills added, removed or changed from `a` to `b`."""
-    before = {skill["d_tag"]: skill for skill in a.bundle["skills"]}
-    after = {skill["d_tag"]: skill for skill in b.bundle["skills"]}
-    found = []
-    for d_tag in [*after, *(tag for tag in before if tag not in after)]:
-        old, new = before.get(d_tag), after.get(d_tag)
-        if old is not None and new is not None and json_text(old) == json_text(new):
-            continue
-        state = "added" if old is None else "removed" if new is None else "changed"
-        found.append(SkillDifference(d_tag, state, old, new, a.versions.get(d_tag),
-                                     b.versions.get(d_tag)))
-    return found
+    return [SkillDifference(d_tag, "added" if old is None else "removed" if new is None
+                            else "changed", old, new, a.versions.get(d_tag),
+                            b.versions.get(d_tag))
+            for d_tag, old, new in skill_items_changed(a.bundle["skills"], b.bundle["skills"])]
 
 
 def skill_difference(a: Side, b: Side, d_tag: str) -> SkillDifference | None:
     """Skill `d_tag`'s difference from `a` to `b`; None when it is the same or on neither."""
     return next((found for found in skill_differences(a, b) if found.d_tag == d_tag), None)
+
+
+def changes_since(session: Session, agent: AgentRef, number: int | None = None) -> Changes:
+    """What changed between snapshot `number` (the latest when None) and the draft, for the
+    Changes page: Compare's `differences` of the two sides, each skill with the saves
+    made since the snapshot. A skill saved back to its published text is no change, here
+    as on Compare and for the digest.
+
+    Raises `NotFound` when there is no such snapshot.
+    """
+    row = get_agent(session, agent)
+    found = differences(snapshot_side(get_snapshot(session, row, number)),
+                        read_side(session, row, DRAFT))
+    every = {skill.d_tag: skill for skill in list_skills(session, row, include_deleted=True)}
+    skills = [SkillChange(d.d_tag, d.version_before, d.version_after,
+                          revisions_since(session, every.get(d.d_tag), d.version_before))
+              for d in found.skills]
+    return Changes(skills, found.items, found.settings, found.order)

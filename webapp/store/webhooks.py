@@ -30,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from webapp.outbound import address_problem, numeric_host, private_allowed
-from webapp.pipeline import excerpt
+from webapp.pipeline import excerpt, parse_json
 from webapp.schema import api_models, models
 from webapp.schema.models import utcnow
 
@@ -38,6 +38,7 @@ from . import rules
 from .activity import record
 from .actor import current_actor
 from .agents import AgentRef, get_agent
+from .changes import skill_items_changed
 from .errors import NotFound, ValidationError
 from .transactions import change, rows
 
@@ -314,14 +315,13 @@ def published_data(agent: models.Agent, snapshot: models.PublishedSnapshot,
                    previous: models.PublishedSnapshot | None, label: str | None
                    ) -> dict[str, Any]:
     """What `snapshot.published` says: the agent, the snapshot, its label, the one before
-    and the skills whose version differs between the two."""
-    before = previous.skill_versions if previous is not None else {}
-    after = snapshot.skill_versions
+    and the skills that differ between the two (as Compare and the Changes page say)."""
+    before = parse_json(previous.bundle)["skills"] if previous is not None else []
+    changed = skill_items_changed(before, parse_json(snapshot.bundle)["skills"])
     return {
         "agent": agent.name, "snapshot": _snapshot(snapshot), "label": label,
         "previous": _snapshot(previous) if previous is not None else None,
-        "skills_changed": sorted(d for d in set(before) | set(after)
-                                 if before.get(d) != after.get(d)),
+        "skills_changed": sorted(d_tag for d_tag, _, _ in changed),
     }
 
 

@@ -230,7 +230,8 @@ class SnapshotPublishedData(BaseModel):
     snapshot: WebhookSnapshot
     label: str | None = Field(description="the label the publish moved (null: none)")
     previous: WebhookSnapshot | None = Field(description="the newest snapshot before")
-    skills_changed: list[str] = Field(description="d_tags whose version differs")
+    skills_changed: list[str] = Field(description="d_tags of the skills that differ from the "
+                                                  "previous snapshot (as Compare says)")
 
 
 class LabelMovedData(BaseModel):
