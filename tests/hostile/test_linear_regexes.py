@@ -41,6 +41,8 @@ SCAN, ANCHORED = "scan", "anchored"
 REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
     re.compile(r"\n\n+"): (SCAN, "an attempt at a newline takes the whole run and succeeds, "
                                  "or fails at the next character"),
+    re.compile(r"\n+"): (SCAN, "an attempt at a newline takes the whole run and succeeds; "
+                               "at any other character it fails at once"),
     re.compile(r"[.\[]"): (SCAN, "one character"),
     re.compile(r"\r\n|\r|\n"): (SCAN, "one or two characters"),
     re.compile(r"(?<!\S)\S*?\.[A-Za-z0-9]\S*"): (
@@ -62,8 +64,6 @@ REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
     re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*"): (
         SCAN, "the hyphen is outside the class, so repetitions cannot re-split a run; never "
               "fails after its first character"),
-    re.compile(r"(?i)(system|user|assistant):\s*"): (SCAN, "bounded words, then a run that "
-                                                           "never fails"),
     re.compile(r"\n {0,3}#(?=#{0,4}(?:[ \t\n]|\Z))"): (SCAN, "at most eleven characters from "
                                                             "a newline"),
     re.compile(r"\n[ \t]*(?:```|~~~|[-=]+[ \t]*(?:\n|\Z)|#{6}(?:[ \t\n]|\Z))"): (

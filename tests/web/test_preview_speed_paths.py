@@ -50,6 +50,30 @@ def test_token_counts_by_pieces_add_up_to_the_whole():
         assert tokens.count_tokens(text).n == len(encoding.encode_ordinary(text)), repr(text)
 
 
+def test_long_pieces_are_cut_after_single_newlines_and_still_add_up(monkeypatch):
+    """A piece past `CACHED_PIECE_CHARS` (here 8) is cut after single newlines too, where
+    the encoding's split starts a word, and the counts still add up to the whole."""
+    monkeypatch.setattr(tokens, "CACHED_PIECE_CHARS", 8)
+    assert tokens.pieces("first line\nsecond line\n third\n/x\nlast") == [
+        "first line\n", "second line\n third\n/x\n", "last"]
+    encoding = tokens.encoding()
+    assert encoding is not None
+    rng = random.Random(7)
+    parts = ["a", "Word", " ", "\n", "\n", "\n\n", "/", ".", "12", "é", "\u00a0", "\r\n", "#"]
+    for _ in range(2000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(60)))
+        assert tokens.count_tokens(text).n == len(encoding.encode_ordinary(text)), repr(text)
+
+
+def test_a_text_past_the_exact_size_is_estimated_from_what_was_counted(monkeypatch):
+    monkeypatch.setattr(tokens, "EXACT_CHARS", 1000)
+    text = "A sentence of plain prose.\n\n" * 400  # 11,600 characters, 2,400 tokens
+    counted = tokens.count_tokens(text)
+    assert not counted.exact and "past 1,000 characters" in counted.reason
+    assert abs(counted.n - 2400) <= 24
+    assert tokens.count_tokens(text[:900]).exact
+
+
 def test_common_head_and_tail_match_a_plain_scan():
     rng = random.Random(9)
     for _ in range(2000):

@@ -152,12 +152,28 @@ def count_tokens(text: str) -> TokenCount:
     enc = encoding()
     if enc is None:
         return TokenCount(estimate(text), exact=False, reason=_loader.error)
-    counted = [_count_piece(piece) for piece in pieces(text)]
+    counted, chars = [], 0
+    for piece in pieces(text):
+        if chars >= EXACT_CHARS:
+            break
+        counted.append(_count_piece(piece))
+        chars += len(piece)
     n = sum(abs(count) for count in counted)
+    if chars < len(text):  # the rest at the rate of what was counted
+        n += -(-(len(text) - chars) * max(n, 1) // chars)
+        return TokenCount(n, exact=False, reason=f"past {EXACT_CHARS:,} characters the count "
+                                                 f"is estimated from the first {chars:,}")
     if any(count < 0 for count in counted):
         return TokenCount(n, exact=False, reason=f"a word of more than {LONG_WORD:,} "
                                                  "characters is estimated")
     return TokenCount(n, exact=True)
+
+
+#: The characters of a text counted exactly: about a million tokens, the largest window of
+#: a model in `pipeline.MODEL_WINDOWS` (GPT-4.1's). A text past it has the rest estimated at
+#: the rate of what was counted, so no count costs more than a second, whatever the size
+#: (a 20 MB document of 200 skills took 3 s a count, and a step page counts two).
+EXACT_CHARS = 4 * 1024 * 1024
 
 
 #: A run of this many characters without whitespace is counted by estimate: the encoding's
@@ -186,10 +202,34 @@ _counts: LRU[str, int] = LRU("token counts of pieces", 8_000_000,
 
 
 def pieces(text: str) -> list[str]:
-    """`text` cut after its blank lines, where the token count of the parts adds up to the whole."""
+    """`text` cut after its blank lines, where the token count of the parts adds up to the
+    whole; a piece longer than `CACHED_PIECE_CHARS` is cut after single newlines too, into
+    parts of about half that or more, so that a text without blank lines is remembered
+    too."""
     cuts = [match.end() for match in _NEWLINE_RUN.finditer(text)
             if match.end() < len(text) and _split_before(text[match.end()])]
-    return [text[start:stop] for start, stop in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    return [part for start, stop in zip([0, *cuts], [*cuts, len(text)], strict=True)
+            for part in _parts(text[start:stop])]
+
+
+_NEWLINES = re.compile(r"\n+")
+
+
+def _parts(piece: str) -> list[str]:
+    """A long piece cut where a run of newlines ends before a character the encoding's
+    split starts a new word at (as between blank lines), into parts of at least half of
+    `CACHED_PIECE_CHARS` but the last."""
+    if len(piece) <= CACHED_PIECE_CHARS:
+        return [piece]
+    parts, start = [], 0
+    for match in _NEWLINES.finditer(piece):
+        end = match.end()
+        if (end - start >= CACHED_PIECE_CHARS // 2 and end < len(piece)
+                and _split_before(piece[end])):
+            parts.append(piece[start:end])
+            start = end
+    parts.append(piece[start:])
+    return parts
 
 
 def _split_before(char: str) -> bool:
