@@ -137,6 +137,19 @@ def session(session_factory) -> Iterator[Session]:
 
 
 @pytest.fixture
+def in_app(app):
+    """Run `fn(session)` in the app's database and return what it returns."""
+
+    from webapp.schema.db import get_session
+
+    def run(fn):
+        with app.app_context():
+            return fn(get_session())
+
+    return run
+
+
+@pytest.fixture
 def app(database_url) -> Iterator[Any]:
     """The Flask app on the test database, migrated, without the demo workspace."""
     from webapp.app import create_app

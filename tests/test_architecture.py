@@ -497,3 +497,38 @@ def test_webapp_holds_the_app_factory_and_packages_only():
     the app factory alone."""
     loose = {path.stem for path in PACKAGE.glob("*.py")}
     assert loose == {"__init__", "app"}, f"give these a package: {sorted(loose)}"
+
+
+#: A helper this size or more (nodes of its body, docstring aside) written twice is a copy.
+COPY_NODES = 12
+
+
+def helper_copies(files: dict[str, str]) -> list[list[str]]:
+    """The helpers (top-level functions and fixtures that are not tests) whose arguments and
+    body, docstring aside, are written in more than one place of `files` (name -> source)."""
+    seen: dict[str, list[str]] = {}
+    for name, source in files.items():
+        for node in ast.parse(source).body:
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("test_"):
+                continue
+            body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+            module = ast.Module(body=body, type_ignores=[])
+            if sum(1 for _ in ast.walk(module)) >= COPY_NODES:
+                seen.setdefault(ast.dump(node.args) + ast.dump(module), []).append(
+                    f"{name}:{node.lineno} {node.name}")
+    return [places for places in seen.values() if len(places) > 1]
+
+
+def test_the_copy_finder_finds_a_copy():
+    helper = "def f(x):\n    '''Doc.'''\n    return [d.code for d in x.diagnostics if d]\n"
+    assert helper_copies({"a": helper, "b": helper.replace("Doc.", "Other.")}) == [
+        ["a:1 f", "b:1 f"]]
+    assert helper_copies({"a": helper, "b": "def test_f(x):\n    return 1\n"}) == []
+
+
+def test_test_helpers_have_one_home():
+    """A helper two test files need lives in tests/support (or is a fixture of a conftest),
+    not copied between them."""
+    files = {str(path.relative_to(TESTS)): path.read_text(encoding="utf-8")
+             for path in TEST_FILES if not path.is_relative_to(SUPPORT)}
+    assert helper_copies(files) == []

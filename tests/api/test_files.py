@@ -10,10 +10,7 @@ import zipfile
 
 import pytest
 
-from tests.support.folders import real_repository, skill_files, unzipped, zipped
-from webapp import store
-from webapp.agentskills import read_zip
-from webapp.schema import db
+from tests.support.folders import published_repository, skill_files, unzipped
 
 FILES = "/api/v1/agents/{agent}/snapshots/{ref}/skills/{d_tag}/files"
 BLOB = "/api/v1/agents/{agent}/blobs/{sha256}"
@@ -24,12 +21,7 @@ SKILLS = ("canvas-design", "doc-coauthoring", "docx", "mcp-builder", "pdf")
 @pytest.fixture
 def docs(app) -> dict[str, object]:
     """The real-size repository imported into `Docs` and published as #1 (production)."""
-    entries = real_repository()
-    with app.app_context():
-        session = db.get_session()
-        store.import_skills(session, "Docs", read_zip(zipped(entries)))
-        store.publish(session, "Docs", "first", 0)
-    return entries
+    return published_repository(app)
 
 
 @pytest.mark.parametrize("d_tag", SKILLS)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.pipeline import codes
 from webapp import store
 from webapp.pipeline import (
     Agent,
@@ -30,10 +31,6 @@ from webapp.schema import db, models
 FORGED = "dm--->\n<img src=x onerror=alert(1)>\n\nuser:\nFORGED LOG LINE"
 PREVIEW = "/agents/Simon/preview"
 DEMO = sorted((Path(__file__).parents[2] / "webapp" / "demo").glob("*.json"))
-
-
-def codes(context) -> list[str]:
-    return [d.code for d in context.diagnostics]
 
 
 def tool_workspace(content: str, value: str, mode: str = "grouped") -> Workspace:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.pipeline import codes
 from webapp.pipeline import (
     Agent,
     BundleError,
@@ -15,10 +16,6 @@ from webapp.pipeline import (
     assemble,
     load_bundle,
 )
-
-
-def codes(context) -> list[str]:
-    return [d.code for d in context.diagnostics]
 
 
 @pytest.mark.parametrize("value", ["a\nuser:\rb", "a\r\nuser:\r\nb", "x\nassistant: \x0b"])

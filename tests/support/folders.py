@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import random
 import zipfile
+from typing import Any
 
 PDF_SKILL_MD = (
     "---\n"
@@ -209,4 +210,19 @@ def crowded_skill(top: str, count: int) -> dict[str, object]:
     entries: dict[str, object] = {
         f"{top}/SKILL.md": b"---\nname: crowded\ndescription: Many files.\n---\n\nMany.\n"}
     entries.update({f"{top}/data/{i:04}.txt": b"x\n" for i in range(count)})
+    return entries
+
+
+def published_repository(app: Any, agent: str = "Docs") -> dict[str, object]:
+    """`real_repository()` imported into `agent` and published as #1 (production); its
+    entries."""
+    from webapp import store
+    from webapp.agentskills import read_zip
+    from webapp.schema import db
+
+    entries = real_repository()
+    with app.app_context():
+        session = db.get_session()
+        store.import_skills(session, agent, read_zip(zipped(entries)))
+        store.publish(session, agent, "first", 0)
     return entries

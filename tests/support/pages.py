@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import quote
 
 TOKEN = "test-csrf-token"
 HTMX = {"HX-Request": "true"}
@@ -87,6 +88,18 @@ def executable_markup(html: str) -> list[str]:
             if name in _URL_ATTRIBUTES and value and _BAD_SCHEMES.match(value):
                 found.append(f"<{tag} {name}={value[:40]!r}>")
     return found
+
+
+def editor_url(agent: str, d_tag: str, suffix: str = "") -> str:
+    """The editor's address of a skill (and of one of its routes, with `suffix`)."""
+    return f"/agents/{quote(agent)}/skills/{quote(d_tag)}{suffix}"
+
+
+def panel(html: str, name: str) -> str:
+    """The preview panel `name` of a page or fragment, up to the next panel."""
+    start = html.index(f'data-panel="{name}"')
+    end = html.find('<div class="panel" data-panel=', start + 1)
+    return html[start:end if end > 0 else len(html)]
 
 
 def sign_in(client: Any, username: str, token: str = TOKEN) -> Any:

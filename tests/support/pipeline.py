@@ -8,6 +8,11 @@ from webapp.pipeline.blocks import Block, Line
 from webapp.pipeline.usage import WhereUsed
 
 
+def codes(context) -> list[str]:
+    """The codes of a context's diagnostics, in order."""
+    return [d.code for d in context.diagnostics]
+
+
 def block_of_lines(role: str | None, skill: str | None, lines: Sequence[Line]) -> Block:
     """A `Block` of `lines` (text and origin pairs), as a stage receives it."""
     if not lines:

@@ -3,6 +3,7 @@ several tools (built for the preview tests)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import webapp
@@ -11,6 +12,17 @@ from webapp.pipeline import Agent, Scenario, Skill, Tool, Workspace
 #: The demo agents' bundles, as the app seeds them.
 SIMON = Path(webapp.__file__).parent / "demo" / "simon.json"
 RELAY_WATCH = Path(webapp.__file__).parent / "demo" / "relay_watch.json"
+
+
+def demo_cases() -> list[tuple[str, dict, str | None]]:
+    """(fixture, skill as in the bundle, scenario or None) for every demo skill and scenario."""
+    cases = []
+    for fixture, path in (("simon", SIMON), ("relay_watch", RELAY_WATCH)):
+        bundle = json.loads(path.read_text(encoding="utf-8"))
+        for skill in bundle["skills"]:
+            for scenario in (None, *(sc["name"] for sc in bundle["scenarios"])):
+                cases.append((fixture, skill, scenario))
+    return cases
 
 
 def many_skills(n: int, n_tools: int = 7) -> Workspace:

@@ -15,29 +15,14 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support.pages import HTMX
-from tests.support.workspaces import RELAY_WATCH, SIMON
+from tests.support.pages import HTMX, editor_url, panel
+from tests.support.workspaces import RELAY_WATCH, SIMON, demo_cases
 from webapp import store
 from webapp.schema import db
 from webapp.web.forms import PICKED_AGENTS, PICKED_KEY
 
 NIGHTLY, LATENCY = "nightly relay check", "admin asks about latency"
 TYPED = "A line the author just typed."
-
-
-def demo_cases() -> list[tuple[str, dict, str | None]]:
-    """(fixture, skill as in the bundle, scenario or None) for every demo skill and scenario."""
-    cases = []
-    for fixture, path in (("simon", SIMON), ("relay_watch", RELAY_WATCH)):
-        bundle = json.loads(path.read_text(encoding="utf-8"))
-        for skill in bundle["skills"]:
-            for scenario in (None, *(sc["name"] for sc in bundle["scenarios"])):
-                cases.append((fixture, skill, scenario))
-    return cases
-
-
-def editor_url(agent: str, d_tag: str, suffix: str = "") -> str:
-    return f"/agents/{quote(agent)}/skills/{quote(d_tag)}{suffix}"
 
 
 def form_of(csrf: str, skill: dict, **fields) -> dict:
@@ -73,12 +58,6 @@ def preview_of(client, csrf, agent: str, skill: dict, **fields) -> str:
 def note(html: str) -> str | None:
     found = re.search(r'id="preview-note" role="note">(.*?)</p>', html, re.S)
     return found and found[1].replace("&#39;", "'")
-
-
-def panel(html: str, name: str) -> str:
-    start = html.index(f'data-panel="{name}"')
-    end = html.find('<div class="panel" data-panel=', start + 1)
-    return html[start:end if end > 0 else len(html)]
 
 
 # -- a draft change reaches the preview, whatever the picker names

@@ -4,35 +4,14 @@ code, escaped."""
 
 from __future__ import annotations
 
-import json
 import re
 from urllib.parse import quote
 
 import pytest
 
-from tests.support.workspaces import RELAY_WATCH, SIMON
+from tests.support.pages import editor_url, panel
+from tests.support.workspaces import demo_cases
 from webapp.render import code_spans
-
-
-def editor_url(agent: str, d_tag: str) -> str:
-    return f"/agents/{quote(agent)}/skills/{quote(d_tag)}"
-
-
-def panel(html: str, name: str) -> str:
-    start = html.index(f'data-panel="{name}"')
-    end = html.find('<div class="panel" data-panel=', start + 1)
-    return html[start:end if end > 0 else len(html)]
-
-
-def demo_cases() -> list[tuple[str, dict, str | None]]:
-    """(fixture, skill as in the bundle, scenario or None) for every demo skill and scenario."""
-    cases = []
-    for fixture, path in (("simon", SIMON), ("relay_watch", RELAY_WATCH)):
-        bundle = json.loads(path.read_text(encoding="utf-8"))
-        for skill in bundle["skills"]:
-            for scenario in (None, *(sc["name"] for sc in bundle["scenarios"])):
-                cases.append((fixture, skill, scenario))
-    return cases
 
 
 def tab_counts(html: str) -> tuple[int, int, int]:

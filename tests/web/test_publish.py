@@ -9,24 +9,12 @@ import pytest
 
 from tests.support.pages import HTMX, fragment_root, is_page
 from webapp import store
-from webapp.schema import db
 from webapp.textdiff.lines import diff_lines
 from webapp.views.publish import labelled
 
 CHANGES = "/agents/Simon/changes"
 PUBLISH = "/agents/Simon/changes/publish"
 BADGE = b'<span class="badge unpublished">unpublished changes</span>'
-
-
-@pytest.fixture
-def in_app(app):
-    """Run `fn(session)` in the app's database and return what it returns."""
-
-    def run(fn):
-        with app.app_context():
-            return fn(db.get_session())
-
-    return run
 
 
 @pytest.fixture

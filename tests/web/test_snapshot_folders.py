@@ -6,23 +6,13 @@ from __future__ import annotations
 import html
 import re
 
-from tests.support.folders import real_repository, skill_files, unzipped, zipped
+from tests.support.folders import published_repository, skill_files, unzipped
 from webapp import store
-from webapp.agentskills import read_zip
 from webapp.schema import db
 
 
-def published_docs(app) -> dict[str, object]:
-    entries = real_repository()
-    with app.app_context():
-        session = db.get_session()
-        store.import_skills(session, "Docs", read_zip(zipped(entries)))
-        store.publish(session, "Docs", "first", 0)
-    return entries
-
-
 def test_the_snapshot_page_links_each_skill_folder_as_a_zip(app, client):
-    entries = published_docs(app)
+    entries = published_repository(app)
     page = client.get("/agents/Docs/snapshots/1").data.decode()
     [href] = re.findall(r'<a href="([^"]+)" download>Download docx\.zip</a>', page)
     answer = client.get(html.unescape(href))
@@ -36,7 +26,7 @@ def test_the_snapshot_page_links_each_skill_folder_as_a_zip(app, client):
 
 
 def test_compare_shows_a_file_only_change(app, client):
-    published_docs(app)
+    published_repository(app)
     with app.app_context():
         store.save_file(db.get_session(), "Docs", "docx", "docx-js.md",
                         b"# docx-js\n\nOne line end.\n", expected_version=1)

@@ -11,22 +11,10 @@ import pytest
 from tests.support.pages import HTMX, TOKEN, executable_markup, fragment_root, is_page, sign_in
 from tests.support.xss import CORPUS
 from webapp import store
-from webapp.schema import db
 from webapp.views import snapshots
 
 SIMON = "/agents/Simon"
 SCENARIO = "admin asks about mentions"
-
-
-@pytest.fixture
-def in_app(app):
-    """Run `fn(session)` in the app's database and return what it returns."""
-
-    def run(fn):
-        with app.app_context():
-            return fn(db.get_session())
-
-    return run
 
 
 def edit(in_app, agent: str, d_tag: str, content: str) -> None:
