@@ -234,19 +234,28 @@ def _runners() -> list[Callable[[str], object]]:
     return [scan(p) if use == SCAN else anchored(p) for p, (use, _) in REVIEWED.items()]
 
 
-@pytest.mark.parametrize("char", CHARS, ids=lambda char: f"U+{ord(char):04X}")
-def test_every_pattern_over_the_runs_of_each_character(char: str) -> None:
-    runners = _runners()
-    for _, text in char_runs(char):
+def _run_all(texts: list[str]) -> int:
+    """Run every reviewed pattern over every text as it is reviewed; how many runs ended.
+    A pattern that is not linear does not end in time, and pytest-timeout fails the test."""
+    runners, ended = _runners(), 0
+    for text in texts:
         for run in runners:
             run(text)
+            ended += 1
+    return ended
+
+
+@pytest.mark.parametrize("char", CHARS, ids=lambda char: f"U+{ord(char):04X}")
+def test_every_pattern_over_the_runs_of_each_character(char: str) -> None:
+    texts = [text for _, text in char_runs(char)]
+    assert max(map(len, texts)) >= 100_000  # runs long enough for a quadratic scan to show
+    assert _run_all(texts) == len(texts) * len(REVIEWED)
 
 
 def test_every_pattern_over_the_hostile_shapes() -> None:
-    runners = _runners()
-    for _, text in shape_runs():
-        for run in runners:
-            run(text)
+    texts = [text for _, text in shape_runs()]
+    assert max(map(len, texts)) >= 100_000
+    assert _run_all(texts) == len(texts) * len(REVIEWED)
 
 
 # The lookaheads the token pieces and the render blocks used to find their cuts with: the
