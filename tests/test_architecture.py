@@ -273,6 +273,16 @@ def test_the_roles_and_the_default_models_have_one_owner():
         assert len(places) == 2, places  # the default, and its key in MODEL_WINDOWS
 
 
+def test_digits_are_read_by_one_owner():
+    """`str.isdigit()` is true for `²`, which `int()` refuses: a whole number is read from
+    text by `pipeline.whole_number` (ASCII digits, bounded, `is_digits`; the forms and
+    the store's rules call it) and nowhere else asks a string whether it is digits."""
+    places = [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("isdigit", "isdecimal", "isnumeric")]
+    _the_one("webapp.pipeline.untrusted", places)
+
+
 def test_the_line_end_rule_has_one_owner():
     """Only `lf_line_ends` replaces a CR: no other module rewrites line ends its own way."""
     places = [_where(node, name) for name, tree in TREES.items() for node in ast.walk(tree)
