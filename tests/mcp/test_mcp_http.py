@@ -14,7 +14,9 @@ from tests.support.mcp import api_messages, http_client, stdio_client
 from tests.support.server import serve, serve_gunicorn
 from webapp import store
 from webapp.mcp_server.http import run_alone
+from webapp.mcp_server.sessions import Streams
 from webapp.schema import db
+from webapp.web.api_mcp import STREAMS
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -44,8 +46,10 @@ def mcp_url(base: str, agent: str, query: str = "") -> str:
     return f"{base}/api/v1/agents/{agent}/mcp{query}"
 
 
-def post(url: str, body, token: str | None) -> httpx2.Response:
-    headers = {**ACCEPT, **({"Authorization": f"Bearer {token}"} if token else {})}
+def post(url: str, body, token: str | None, *, session: str | None = None
+         ) -> httpx2.Response:
+    headers = {**ACCEPT, **({"Authorization": f"Bearer {token}"} if token else {}),
+               **({"Mcp-Session-Id": session} if session else {})}
     return httpx2.post(url, json=body, headers=headers, timeout=30)
 
 
@@ -156,20 +160,40 @@ def test_a_body_over_the_limit_is_a_413(base, key):
     assert post(mcp_url(base, "Simon"), huge, key("assemble")).status_code == 413
 
 
-def test_many_initializations_keep_no_session(base, key):
-    """Stateless: each request is answered alone, no session is opened or counted."""
+def test_many_sessions_keep_nothing(app, base, key):
+    """A session id is signed, not stored: two hundred initializations each get one of
+    their own, each is read back on a later request, and the server holds nothing."""
     token = key("read")
-    answers = [post(mcp_url(base, "Docs"), INIT, token) for _ in range(30)]
+    answers = [post(mcp_url(base, "Docs"), INIT, token) for _ in range(200)]
     assert all(a.status_code == 200 for a in answers)
-    assert not any("mcp-session-id" in a.headers for a in answers)
+    sessions = {a.headers["Mcp-Session-Id"] for a in answers}
+    assert len(sessions) == 200
+    for session in list(sessions)[:5]:
+        listed = post(mcp_url(base, "Docs"), LIST, token, session=session)
+        assert listed.status_code == 200 and listed.json()["result"]["resources"]
+    assert app.extensions.get(STREAMS, Streams()).open == {}
 
 
-def test_no_stream_to_get_and_no_session_to_delete(base, key):
-    """Stateless: a GET (the server's SSE stream) and a DELETE are 405, never a hang."""
-    headers = {**ACCEPT, "Authorization": f"Bearer {key('read')}"}
-    for method in ("GET", "DELETE"):
-        answer = httpx2.request(method, mcp_url(base, "Docs"), headers=headers, timeout=30)
-        assert answer.status_code == 405 and answer.headers["Allow"] == "POST"
+def test_a_session_of_another_key_or_none_of_ours_is_a_404(base, key):
+    """As the transport answers an ended session: the client initializes again."""
+    opened = post(mcp_url(base, "Docs"), INIT, key("read")).headers["Mcp-Session-Id"]
+    for token, session in [(key("read"), opened), (key("read"), opened[:-3] + "abc"),
+                           (key("read"), "x" * 500)]:
+        answer = post(mcp_url(base, "Docs"), LIST, token, session=session)
+        assert answer.status_code == 404 and "initialize" in answer.json()["detail"]
+    other_label = post(mcp_url(base, "Docs", "?label=1"), LIST, key("read"), session=opened)
+    assert other_label.status_code == 404
+
+
+def test_a_session_is_not_deleted_and_a_stream_needs_its_accept(base, key):
+    """A DELETE is a 405 (a signed session has nothing to end, as the protocol allows);
+    a GET that does not accept `text/event-stream` is a 406, never a hang."""
+    headers = {"Authorization": f"Bearer {key('read')}"}
+    deleted = httpx2.delete(mcp_url(base, "Docs"), headers=headers, timeout=30)
+    assert deleted.status_code == 405 and deleted.headers["Allow"] == "GET, POST"
+    got = httpx2.get(mcp_url(base, "Docs"), headers={**headers, "Accept": "application/json"},
+                     timeout=30)
+    assert got.status_code == 406 and "text/event-stream" in got.json()["detail"]
 
 
 @pytest.mark.parametrize("body", [b"{not json", b"[1, 2, 3]", b'"x"'])
@@ -180,16 +204,26 @@ def test_a_body_that_is_no_json_rpc_is_a_400(base, key, body):
     assert answer.status_code == 400 and answer.json()["error"]["code"] in (-32700, -32602)
 
 
-def test_gunicorns_sync_workers_serve_it(published_url, app, key):
-    """Production's server: each request's event loop runs in a sync worker."""
+def test_gunicorns_sync_workers_serve_it_without_streams(published_url, app, key):
+    """Production's server: each request's event loop runs in a sync worker, which serves
+    one request at a time and so holds no stream: no session id, no GET, and no list is
+    said to change (the client re-lists)."""
     token = key("read", "assemble", agent="Simon")
 
     async def session(base: str):
         async with http_client(mcp_url(base, "Simon"), token) as client:
             prompts = (await client.list_prompts()).prompts
             prompt = await client.get_prompt(prompts[0].name, {"message": "Hi"})
-            return len((await client.list_resources()).resources), prompt
+            return (len((await client.list_resources()).resources), prompt,
+                    client.server_capabilities)
 
     for base in serve_gunicorn(published_url):
-        count, prompt = run_alone(session, base)
+        count, prompt, capabilities = run_alone(session, base)
         assert count > 0 and prompt.messages
+        assert not capabilities.resources.list_changed
+        assert not capabilities.prompts.list_changed
+        initialized = post(mcp_url(base, "Simon"), INIT, token)
+        assert initialized.status_code == 200 and "mcp-session-id" not in initialized.headers
+        stream = httpx2.get(mcp_url(base, "Simon"), timeout=30, headers={
+            "Authorization": f"Bearer {token}", "Accept": "text/event-stream"})
+        assert stream.status_code == 405 and stream.headers["Allow"] == "POST"

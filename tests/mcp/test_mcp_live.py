@@ -9,24 +9,10 @@ import anyio
 import pytest
 from mcp import Client, MCPError, types
 
-from tests.support.mcp import stdio, stdio_client
+from tests.support.mcp import move_back, publish_edit, stdio, stdio_client
 from webapp import store
 from webapp.mcp_server.http import run_alone
 from webapp.schema import db
-
-
-def publish_edit(database_url: str) -> None:
-    """Docs' `pdf` edited and published as #2, which `production` then names."""
-    with db.session_scope(database_url) as session:
-        pdf = store.get_skill(session, "Docs", "pdf")
-        store.save_skill(session, "Docs", "pdf", expected_version=pdf.version,
-                         content=pdf.content + "\nLive.\n")
-        store.publish(session, "Docs", "second", 1)
-
-
-def move_back(database_url: str) -> None:
-    with db.session_scope(database_url) as session:
-        store.move_label(session, "Docs", "production", 1)
 
 
 def test_list_changed_after_a_publish_and_a_label_move(published_url):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.mcp import http_client
+from tests.support.mcp import http_client, publish_edit
 from tests.support.server import serve
 from webapp import store
 from webapp.mcp_server.http import run_alone
@@ -27,7 +27,7 @@ def ts_client(tmp_path_factory) -> Path:
     if NODE is None or NPM is None:
         pytest.skip("node and npm are not installed: the TypeScript client cannot run")
     folder = tmp_path_factory.mktemp("ts-client")
-    for name in ("package.json", "package-lock.json", "read_skills.mjs"):
+    for name in ("package.json", "package-lock.json", "read_skills.mjs", "hear_changes.mjs"):
         shutil.copy(TS / name, folder / name)
     subprocess.run([NPM, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=folder,
                    check=True, capture_output=True, timeout=300)
@@ -36,13 +36,18 @@ def ts_client(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def base(app, published_url):
+    app.config["MCP_POLL_SECONDS"] = 0.1
     yield from serve(app)
 
 
-def test_the_typescript_sdk_lists_and_reads_the_skills(ts_client, app, base):
+def docs_key(app) -> str:
     with app.app_context():
-        token = store.api_keys.create_key(db.get_session(), "ts", ["read", "assemble"],
+        return store.api_keys.create_key(db.get_session(), "ts", ["read", "assemble"],
                                           "Docs").token
+
+
+def test_the_typescript_sdk_lists_and_reads_the_skills(ts_client, app, base):
+    token = docs_key(app)
     url = f"{base}/api/v1/agents/Docs/mcp"
     done = subprocess.run([NODE, "read_skills.mjs", url, token], cwd=ts_client,
                           capture_output=True, text=True, timeout=120)
@@ -61,3 +66,24 @@ def test_the_typescript_sdk_lists_and_reads_the_skills(ts_client, app, base):
     assert got["read"] == run_alone(python_reads)
     assert [r["uri"] for r in got["resources"]] == list(got["read"])
     assert got["prompts"] == []  # Docs has no scenario
+
+
+def test_the_typescript_sdk_hears_when_production_moves(ts_client, app, base, published_url):
+    """Its client opens the GET stream by itself once connected, and is told of a new
+    snapshot published to production."""
+    process = subprocess.Popen([NODE, "hear_changes.mjs", f"{base}/api/v1/agents/Docs/mcp",
+                                docs_key(app)], cwd=ts_client, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        connected = json.loads(process.stdout.readline() or "{}")
+        assert connected.get("connected"), process.stderr.read()
+        assert connected["capabilities"]["resources"]["listChanged"] is True
+        publish_edit(published_url)
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    got = json.loads(out)
+    assert got["heard"] == ["notifications/resources/list_changed",
+                            "notifications/prompts/list_changed"]
+    assert got["text"].endswith("\nLive.\n")

@@ -1,5 +1,6 @@
 """Clients of the MCP servers for the tests: the SDK's own, over stdio and over
-Streamable HTTP, and the messages of a prompt read back as the API's."""
+Streamable HTTP, the messages of a prompt read back as the API's, and the two moves of
+the published Docs a live client hears of."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from typing import Any
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+from webapp import store
+from webapp.schema import db
 
 
 def stdio(database_url: str, agent: str, *extra: str) -> StdioServerParameters:
@@ -24,13 +28,14 @@ def stdio_client(database_url: str, agent: str, *extra: str, **options: Any) -> 
     return Client(stdio(database_url, agent, *extra), mode="legacy", **options)
 
 
-def http_client(url: str, token: str | None, *, mode: str = "legacy") -> Client:
+def http_client(url: str, token: str | None, *, mode: str = "legacy", **options: Any
+                ) -> Client:
     """The SDK's client of an agent's Streamable HTTP endpoint, sending `token`."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     # Patient: a loaded machine's first request to a fresh worker imports and migrates.
     transport = streamable_http_client(url, http_client=httpx2.AsyncClient(
         headers=headers, timeout=httpx2.Timeout(120)))
-    return Client(transport, mode=mode, cache=None)
+    return Client(transport, mode=mode, cache=None, **options)
 
 
 def api_messages(prompt: Any) -> list[dict[str, str]]:
@@ -42,3 +47,18 @@ def api_messages(prompt: Any) -> list[dict[str, str]]:
         found.append({"role": meta.get("skill-editor/role", message.role),
                       "content": message.content.text})
     return found
+
+
+def publish_edit(database_url: str) -> None:
+    """Docs' `pdf` edited and published as #2, which `production` then names."""
+    with db.session_scope(database_url) as session:
+        pdf = store.get_skill(session, "Docs", "pdf")
+        store.save_skill(session, "Docs", "pdf", expected_version=pdf.version,
+                         content=pdf.content + "\nLive.\n")
+        store.publish(session, "Docs", "second", 1)
+
+
+def move_back(database_url: str) -> None:
+    """Production moved back to Docs' #1 (the rollback)."""
+    with db.session_scope(database_url) as session:
+        store.move_label(session, "Docs", "production", 1)

@@ -22,8 +22,10 @@ def serve(app) -> Iterator[str]:
         server.server_close()
 
 
-def serve_gunicorn(database_url: str, *, workers: int = 2) -> Iterator[str]:
-    """The app under gunicorn, as production runs it (sync workers), on a free port of
+def serve_gunicorn(database_url: str, *, workers: int = 2, worker_class: str = "sync",
+                   config: dict[str, str] | None = None) -> Iterator[str]:
+    """The app under gunicorn, as production runs it (sync workers, or `worker_class`
+    with four threads each), with `config` as `SKILL_EDITOR_` variables, on a free port of
     127.0.0.1; yields its URL once it answers, then stops it."""
     import os
     import socket
@@ -40,8 +42,11 @@ def serve_gunicorn(database_url: str, *, workers: int = 2) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     gunicorn = Path(sys.executable).parent / "gunicorn"
     env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": "test",
-           "SKILL_EDITOR_SEED_DEMO": "false"}
-    process = subprocess.Popen([str(gunicorn), "-w", str(workers), "-b", f"127.0.0.1:{port}",
+           "SKILL_EDITOR_SEED_DEMO": "false",
+           **{f"SKILL_EDITOR_{name}": value for name, value in (config or {}).items()}}
+    threads = [] if worker_class == "sync" else ["--threads", "4"]
+    process = subprocess.Popen([str(gunicorn), "-w", str(workers), "-k", worker_class,
+                                *threads, "-b", f"127.0.0.1:{port}",
                                 "webapp.app:create_app()"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

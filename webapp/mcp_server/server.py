@@ -9,7 +9,7 @@ an unknown URI or prompt name is an `INVALID_PARAMS` error naming the closest on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +18,7 @@ from mcp import types
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError as ModelError
@@ -76,10 +77,14 @@ class Published:
 
 
 def build_server(published: Published, scopes: tuple[str, ...] = ("read", "assemble"),
+                 listen: ListenHandler | None = None,
+                 initialized: Callable[[Context, Any], Awaitable[None]] | None = None,
                  ) -> Server[Any]:
     """The SDK server of `published`: its skills as resources (with the `read` scope),
     its scenarios as prompts with completion (with `assemble`); the Skills-over-MCP
-    extension declared in its capabilities."""
+    extension declared in its capabilities. With `listen`, a 2026-era client may listen
+    for changes (`subscriptions/listen`); `initialized` is told when a handshake-era
+    session is ready to hear of them (both a `live.Watch`'s)."""
     handlers: dict[str, Any] = {}
     if "read" in scopes:
         handlers.update(on_list_resources=_list_resources(published),
@@ -88,13 +93,36 @@ def build_server(published: Published, scopes: tuple[str, ...] = ("read", "assem
         handlers.update(on_list_prompts=_list_prompts(published),
                         on_get_prompt=_get_prompt(published),
                         on_completion=_complete(published))
-    server: Server[Any] = Server(
+    server = _LiveServer(
         NAME, version=__version__, title=f"{published.agent} ({published.label})",
         instructions=f"The skills and scenarios of the agent {published.agent!r} as its "
                      f"snapshot labelled {published.label!r} publishes them.", **handlers)
     server.extensions = {catalogue.SKILLS_EXTENSION: {}}
     server.middleware.append(_declare_extension)
+    if listen is not None:
+        server.add_request_handler("subscriptions/listen",
+                                   types.SubscriptionsListenRequestParams, listen)
+    if initialized is not None:
+        server.add_notification_handler("notifications/initialized",
+                                        types.NotificationParams, initialized)
     return server
+
+
+class _LiveServer(Server[Any]):
+    """A server that says its lists change (`listChanged`) when it can tell its clients
+    so: when it serves `subscriptions/listen`, which the transports that hold streams
+    register (docs/mcp.md, "Live"). The 2026 era derives this by itself; the handshake
+    era's `initialize` answer (whose options the stateless HTTP transport does not pass)
+    is made to agree here."""
+
+    def create_initialization_options(self, notification_options: NotificationOptions | None
+                                      = None, *args: Any, **kwargs: Any
+                                      ) -> InitializationOptions:
+        live = "subscriptions/listen" in self._request_handlers
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(prompts_changed=live,
+                                                        resources_changed=live),
+            *args, **kwargs)
 
 
 async def _declare_extension(ctx: ServerRequestContext[Any], call_next: CallNext) -> Any:
@@ -108,12 +136,6 @@ async def _declare_extension(ctx: ServerRequestContext[Any], call_next: CallNext
         for key in ("extensions", "experimental"):
             capabilities.setdefault(key, {})[catalogue.SKILLS_EXTENSION] = {}
     return result
-
-
-def live_options(server: Server[Any]) -> InitializationOptions:
-    """The initialization options of a session that is told when its lists change."""
-    return server.create_initialization_options(
-        NotificationOptions(prompts_changed=True, resources_changed=True))
 
 
 def _list_resources(published: Published):

@@ -26,6 +26,7 @@ from . import (
     agents,
     api,
     api_keys,
+    api_mcp,
     catalogue,
     compression,
     editor,
@@ -53,8 +54,8 @@ from . import (
 
 BLUEPRINTS = (accounts.bp, agents.bp, editor.bp, skills.bp, agent_preview.bp, log.bp, history.bp,
               trash.bp, transfer.bp, help.bp, uses.bp, activity.bp, publish.bp, snapshots.bp,
-              api.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp, skill_files.bp,
-              catalogue.bp, frontmatter.bp, public_files.bp)
+              api.bp, api_mcp.bp, api_keys.bp, webhooks.bp, nostr.bp, pipeline_steps.bp,
+              skill_files.bp, catalogue.bp, frontmatter.bp, public_files.bp)
 
 
 def not_found(exc: store.NotFound | NotFound) -> Any:

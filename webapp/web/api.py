@@ -5,32 +5,28 @@ No session, no cookie, no CSRF token: the key is the credential (`access.API_KEY
 these routes through to `api_key`, and `security.takes_api_key` skips the CSRF check).
 Every error is `application/problem+json` with a `detail`. Requests and answers are
 `api_schema`'s models (the OpenAPI document is made from them), a turn is assembled by
-`api_turn` with the editor's pipeline (docs/api.md). The agent's MCP server
-(`mcp`, docs/mcp.md) is routed here too; `mcp_server.server` is imported as a module: it
-reads `api_schema` and `api_turn` back, and may still be loading when this module runs.
+`api_turn` with the editor's pipeline (docs/api.md); who may call is `api_access`'s.
+The agent's MCP server is `api_mcp`'s (docs/mcp.md).
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, json, request, url_for
 from pydantic import BaseModel
 from pydantic import ValidationError as ModelError
 from spectree import Response as Answers
-from werkzeug.exceptions import HTTPException
 
 from webapp import store
-from webapp.mcp_server import http as mcp_http
-from webapp.mcp_server import server as mcp_server  # a module: see the docstring
-from webapp.pipeline import Workspace, dumps_json, excerpt
+from webapp.pipeline import Workspace, dumps_json
 from webapp.schema import db, models
-from webapp.store.labels import DRAFT, LABEL, NUMBER, PRODUCTION
+from webapp.store.labels import DRAFT, NUMBER
 from webapp.store.publish import canonical_text, digest_of
 from webapp.views.preview import preview_models
 
 from .access import ANYONE, API_KEY, requires
+from .api_access import ApiError, api_key, label_of, refused, resolved
 from .api_document import openapi_document
 from .api_schema import (
     SPEC,
@@ -54,7 +50,6 @@ from .api_turn import (
 )
 from .compression import keeping_etag
 from .forms import json_body
-from .problems import problem
 from .responses import download_name
 from .security import takes_api_key
 from .snapshot_files import SHA256, file_bytes, file_list, folder_zip, published_skill
@@ -62,8 +57,6 @@ from .snapshot_files import SHA256, file_bytes, file_list, folder_zip, published
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 Body = TypeVar("Body", bound=BaseModel)
 
-#: A numbered snapshot never changes: caches may keep it for a year. `Vary` keeps a
-#: shared cache from answering a request with another key's (or none).
 #: A numbered snapshot never changes; `private`, since it is answered to a key: a shared
 #: cache would go on serving it after the key is revoked.
 IMMUTABLE = "private, max-age=31536000, immutable"
@@ -78,56 +71,7 @@ READ_ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 429)}
 POST_ERRORS = {f"HTTP_{code}": Problem for code in (401, 403, 404, 413, 415, 422, 429)}
 
 
-class ApiError(HTTPException):
-    """A refusal with its status, detail and extra headers (a 401's `WWW-Authenticate`)."""
-
-    def __init__(self, code: int, detail: str, headers: dict[str, str] | None = None):
-        super().__init__(detail)
-        self.code, self.extra = code, headers or {}
-
-
-@bp.errorhandler(ApiError)
-def refused(exc: ApiError) -> Response:
-    """A refusal of this module's (Werkzeug's other errors and the store's `NotFound` are
-    made problems by the app's handlers: `problems.wanted`)."""
-    return problem(exc.code or 400, exc.description or "", exc.extra)
-
-
-def api_key(agent: str, scope: str | tuple[str, ...], label: str | None = None
-            ) -> store.api_keys.Grant:
-    """What the request's key may do with `agent` (and where `label` points), in one read:
-    401 without a valid key, 429 when this address failed too often, 404 for an agent the
-    key may not see (as for one that does not exist), 403 for a scope the key lacks (for
-    several, one of them)."""
-    kind, _, token = request.headers.get("Authorization", "").partition(" ")
-    try:
-        grant = store.api_keys.authenticate(
-            db.get_session(), token.strip() if kind.lower() == "bearer" else None,
-            request.remote_addr or "unknown", agent, label=label)
-    except store.Throttled as exc:
-        raise ApiError(429, str(exc), {"Retry-After": str(exc.retry_after)}) from None
-    except store.api_keys.BadKey as exc:
-        raise ApiError(401, f"{exc}: send Authorization: Bearer TOKEN",
-                       {"WWW-Authenticate": 'Bearer realm="skill-editor"'}) from None
-    except store.NotFound:
-        raise ApiError(404, f"There is no agent {excerpt(agent)}.") from None
-    wanted = (scope,) if isinstance(scope, str) else scope
-    if not set(wanted) & set(grant.scopes):
-        raise ApiError(403, f"this key lacks the {' or '.join(map(repr, wanted))} scope")
-    return grant
-
-
-def resolved(grant: store.api_keys.Grant, ref: str) -> store.SnapshotRef:
-    """The snapshot `ref` names (the label's, already read with the key, when it is one)."""
-    if grant.labelled is not None:
-        return grant.labelled
-    return store.resolve(db.get_session(), grant.agent_id or 0, ref)
-
-
-def label_of(ref: str) -> str | None:
-    """`ref` when it is a label's name (a number, `latest`, `draft`, a name no label may
-    have never reach the key's query)."""
-    return ref if store.labels.reference(ref).kind == LABEL else None
+bp.register_error_handler(ApiError, refused)
 
 
 def snapshot_info(snapshot: models.PublishedSnapshot, labels: list[str]) -> dict[str, Any]:
@@ -335,38 +279,6 @@ def turn_workspace(grant: store.api_keys.Grant, ref: str) -> tuple[Workspace, in
     found = resolved(grant, ref)
     return (snapshot_workspace(found.digest, lambda: store.snapshot_bundle(session, found)),
             found.number, found.digest)
-
-
-@bp.route("/agents/<agent>/mcp", methods=["GET", "POST", "DELETE"])
-@takes_api_key
-@requires(API_KEY)
-def mcp(agent: str) -> Response:
-    """The agent's MCP server over Streamable HTTP, stateless with JSON answers: the
-    skills of the snapshot `?label=` gives (`read`), its scenarios as prompts (`assemble`);
-    docs/mcp.md."""
-    if request.method == "DELETE":  # stateless: no session to DELETE, whoever asks
-        return Response(status=405, headers={"Allow": "POST"})
-    label = request.args.get("label", PRODUCTION)
-    grant = api_key(agent, ("read", "assemble"), label_of(label))
-    if request.method != "POST":  # nor a stream to GET (the key asked first, as for reads)
-        return Response(status=405, headers={"Allow": "POST"})
-    try:
-        body = json.loads(request.get_data(cache=True) or b"null")
-    except ValueError:
-        body = None  # the SDK answers a parse error
-    lacking = [s for s in mcp_http.scopes_for(body) if s not in grant.scopes]
-    if lacking:
-        raise ApiError(403, f"this key lacks the {lacking[0]!r} scope")
-    resolved(grant, label)  # a label that points nowhere is a 404, as the API answers
-    session = db.get_session()
-    server = mcp_server.build_server(mcp_server.Published(
-        agent, label, lambda: nullcontext(session), preview_models(current_app.config)),
-        grant.scopes)
-    got = mcp_http.answer(server, request.method, request.path, request.query_string,
-                          request.headers.items(), request.get_data(cache=True),
-                          current_app.config["MAX_CONTENT_LENGTH"])
-    headers = [(k, v) for k, v in got.headers if k.lower() != "content-length"]
-    return Response(bytes(got.body), got.status, headers=headers)
 
 
 @bp.get("/openapi.json")

@@ -1,0 +1,140 @@
+"""Telling a connected client that its lists changed: the label is read again every few
+seconds (one indexed query), and when it names another snapshot than before (moved, or a
+new snapshot published to it) the client is told.
+
+Over stdio and a 2026-era `subscriptions/listen` stream, `Watch` publishes the change on a
+bus the SDK's `ListenHandler` serves (and sends a handshake-era session the two
+`list_changed` notifications itself). Over Streamable HTTP, a handshake-era client's GET
+stream is `notifications`: a plain generator a WSGI worker serves, resumed by the
+`Last-Event-ID` a client sends back (each event's id is the snapshot it told of).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp import types
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+)
+
+from webapp import store
+from webapp.pipeline import whole_number
+
+if TYPE_CHECKING:  # the server module reads the web package, which reads this one
+    from .server import Published
+
+log = logging.getLogger(__name__)
+#: Seconds between two readings of the label (`--poll`, `MCP_POLL_SECONDS`).
+POLL_SECONDS = 2.0
+#: Longest a stream stays open (`MCP_STREAM_SECONDS`): then a GET stream ends and the
+#: client opens it again (its `Last-Event-ID` says what it was told, so nothing is missed);
+#: a listen stream ends gracefully and the client listens again.
+STREAM_SECONDS = 300.0
+#: Milliseconds a client waits before opening a GET stream again (the SSE `retry` field).
+RETRY_MS = 1000
+#: Most `subscriptions/listen` streams one server (a stdio session, an HTTP request) holds.
+MOST_LISTENERS = 8
+#: The notifications a change sends, in this order, as JSON-RPC writes them.
+CHANGED = tuple(types.JSONRPCNotification(jsonrpc="2.0", method=notification.method)
+                .model_dump_json(by_alias=True, exclude_none=True).encode()
+                for notification in (types.ResourceListChangedNotification(),
+                                     types.PromptListChangedNotification()))
+
+
+def snapshot_now(published: Published) -> int | None:
+    """The id of the snapshot the label names now (None: none, or no such agent)."""
+    with published.session() as session:
+        try:
+            return store.resolve(session, published.agent, published.label).id
+        except store.NotFound:
+            return None
+
+
+class Watch:
+    """Publishes the label's moves on `bus` (served by `listen`) and to the handshake-era
+    session that `attach` was told of."""
+
+    def __init__(self, published: Published):
+        self.published = published
+        self.session: ServerSession | None = None
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus, max_subscriptions=MOST_LISTENERS)
+
+    async def attach(self, ctx: Any, params: Any) -> None:
+        """`notifications/initialized`: the client is ready to be told of changes."""
+        self.session = ctx.session
+
+    async def run(self, poll: float) -> None:
+        """Read the label now and every `poll` seconds after, and tell of each move, until
+        cancelled."""
+        seen = snapshot_now(self.published)
+        while True:
+            await anyio.sleep(poll)
+            now = snapshot_now(self.published)
+            if now == seen:
+                continue
+            seen = now
+            log.info("label %r now names snapshot id %s", self.published.label, now)
+            if self.session is not None:  # a handshake-era client, initialized
+                await self.session.send_resource_list_changed()
+                await self.session.send_prompt_list_changed()
+            await self.bus.publish(ResourcesListChanged())  # 2026-era listen streams
+            await self.bus.publish(PromptsListChanged())
+
+    async def run_for(self, poll: float, seconds: float) -> None:
+        """`run` for `seconds`, then end every listen stream gracefully (its client then
+        listens again)."""
+        with anyio.move_on_after(seconds):
+            await self.run(poll)
+        self.listen.close()
+
+
+def notifications(current: Callable[[], int | None], told: int | None, *, poll: float,
+                  seconds: float, clock: Callable[[], float] = time.monotonic,
+                  sleep: Callable[[float], None] = time.sleep) -> Iterator[bytes]:
+    """A handshake-era GET stream, as SSE: a priming event (the snapshot `told` of, and
+    the `retry` delay), then the two `list_changed` notifications each time `current()`
+    names another snapshot than the client was told of, for `seconds`. A quiet reading
+    writes a comment: a client that went is noticed at the next write, not at the end."""
+    yield _event(told, b"", retry=RETRY_MS)
+    started = clock()
+    while True:
+        now = current()
+        if now != told:
+            told = now
+            for notification in CHANGED:
+                yield _event(told, notification)
+        else:
+            yield b":\n\n"
+        if clock() - started >= seconds:
+            return
+        sleep(poll)
+
+
+def event_id(told: int | None) -> str:
+    """The SSE id of an event that told of snapshot `told`."""
+    return "none" if told is None else str(told)
+
+
+def told_of(event: str | None) -> int | None | bool:
+    """The snapshot an SSE id told of; False when `event` is no id of ours."""
+    if event == "none":
+        return None
+    number = whole_number(event or "", 18)
+    return False if number is None else number
+
+
+def _event(told: int | None, data: bytes, *, retry: int | None = None) -> bytes:
+    lines = [b"event: message", b"id: " + event_id(told).encode()]
+    if retry is not None:
+        lines.append(b"retry: " + str(retry).encode())
+    return b"\n".join([*lines, b"data: " + data]) + b"\n\n"
