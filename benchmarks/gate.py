@@ -31,11 +31,13 @@ from sqlalchemy import event, select
 
 from webapp import store
 from webapp.app import create_app
+from webapp.mcp_server import live
+from webapp.mcp_server.server import Published
 from webapp.pipeline import Workspace, assemble, dump_bundle
 from webapp.pipeline.untrusted import SafeYamlLoader
 from webapp.schema import db, models
 from webapp.views.pipeline_steps import explained
-from webapp.views.preview import Choice, with_draft
+from webapp.views.preview import Choice, preview_models, with_draft
 
 from . import gate_hostile
 from .workspaces import SCENARIO, scale_workspace
@@ -354,16 +356,34 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 
 def mcp_call(bench: Bench, agent: str, method: str, params: Callable[[int], dict]
              ) -> Callable[[int], None]:
-    """One MCP request to the agent's Streamable HTTP endpoint (stateless: no session)."""
+    """One MCP request to the agent's Streamable HTTP endpoint, on a server that holds
+    streams (threads): an `initialize` is answered with a signed session id."""
     path = f"/api/v1/agents/{agent}/mcp"
     headers = {"Authorization": f"Bearer {bench.token}", **MCP_HEADERS}
 
     def post(run: int) -> None:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params(run)})
-        response = bench.client.post(path, data=body, headers=headers)
+        response = bench.client.post(path, data=body, headers=headers,
+                                     environ_overrides={"wsgi.multithread": True})
         if response.status_code != 200 or "error" in response.get_json():
             raise RuntimeError(f"MCP {method} answered {response.get_data(as_text=True)[:200]}")
+        if method == "initialize" and "Mcp-Session-Id" not in response.headers:
+            raise RuntimeError("MCP initialize answered no session id")
     return post
+
+
+def label_reading(bench: Bench, agent: str) -> Callable[[int], None]:
+    """One reading of the label by an open MCP stream (each `MCP_POLL_SECONDS`)."""
+    with bench.app.app_context():
+        published = Published(agent, "production", db.get_database().sessionmaker,
+                              preview_models(bench.app.config))
+
+        agent_id = live.agent_id(published)
+
+    def read(_: int) -> None:
+        if live.snapshot_now(published, agent_id) is None:
+            raise RuntimeError("production names no snapshot")
+    return read
 
 
 def published_skills(bench: Bench, agent: str) -> Callable[[int], None]:
@@ -457,6 +477,11 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
               mcp_call(bench, agent, "resources/read",
                        lambda run: {"uri": "skill://skill-0/SKILL.md"}),
               published_skills(bench, agent), "read the published folders", 3.0),
+        Timed("mcp: initialize, a signed session id", mcp_call(
+            bench, agent, "initialize", lambda run: {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": str(run)}}),
+              indexed_read(bench, agent), "indexed read", 12.0),
     ]
     for size in sizes:
         request = keystroke(bench, size, "document:rendered")
@@ -466,6 +491,8 @@ def rows(bench: Bench, sizes: Sequence[int] = SIZES) -> list[Row]:
                           counted(bench, request, "sql"), 12, "statements")]
     found.append(Counted("api: 304, SQL statements", counted(bench, revalidation(bench, agent),
                                                             "sql"), 1, "statements"))
+    found.append(Counted("mcp: a stream's reading of the label, SQL statements",
+                         counted(bench, label_reading(bench, agent), "sql"), 1, "statements"))
     found.append(Counted("api: a file by sha256, SQL statements",
                          counted(bench, blob(bench, agent), "sql"), 2, "statements"))
     found.append(Counted("api: a skill's file by path, SQL statements",

@@ -15,7 +15,7 @@ TESTS = ROOT / "tests"
 #: A variable part of a route, with its converter.
 CONVERTER = re.compile(r"<[a-z_]+:([a-z_]+)>")
 #: Blueprints whose GET addresses answer no HTML page: the runtime API (docs/api.md).
-NOT_PAGES = {"api", "static"}
+NOT_PAGES = {"api", "api_mcp", "static"}
 
 
 def _text(path: Path) -> str:

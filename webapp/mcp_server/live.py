@@ -50,11 +50,22 @@ CHANGED = tuple(types.JSONRPCNotification(jsonrpc="2.0", method=notification.met
                                      types.PromptListChangedNotification()))
 
 
-def snapshot_now(published: Published) -> int | None:
-    """The id of the snapshot the label names now (None: none, or no such agent)."""
+def snapshot_now(published: Published, agent_id: int | None = None) -> int | None:
+    """The id of the snapshot the label names now (None: none, or no such agent): one
+    indexed query when the agent's id is given, two when it is read by name."""
     with published.session() as session:
         try:
-            return store.resolve(session, published.agent, published.label).id
+            return store.resolve(session, published.agent if agent_id is None else agent_id,
+                                 published.label).id
+        except store.NotFound:
+            return None
+
+
+def agent_id(published: Published) -> int | None:
+    """The id of the agent `published` serves (None: there is none)."""
+    with published.session() as session:
+        try:
+            return store.get_agent(session, published.agent).id
         except store.NotFound:
             return None
 
@@ -76,10 +87,11 @@ class Watch:
     async def run(self, poll: float) -> None:
         """Read the label now and every `poll` seconds after, and tell of each move, until
         cancelled."""
-        seen = snapshot_now(self.published)
+        agent = agent_id(self.published)
+        seen = snapshot_now(self.published, agent)
         while True:
             await anyio.sleep(poll)
-            now = snapshot_now(self.published)
+            now = snapshot_now(self.published, agent)
             if now == seen:
                 continue
             seen = now

@@ -99,7 +99,7 @@ def _notifications(grant: Grant, agent: str, label: str, told: int | None) -> Re
     told = told if last is False else last
     published = _published(agent, label, db.get_database().sessionmaker)
     config = current_app.config
-    events = live.notifications(lambda: live.snapshot_now(published), told,
+    events = live.notifications(lambda: live.snapshot_now(published, grant.agent_id), told,
                                 poll=config.get("MCP_POLL_SECONDS", live.POLL_SECONDS),
                                 seconds=config.get("MCP_STREAM_SECONDS", live.STREAM_SECONDS))
     return _counted(grant, Response(events, mimetype="text/event-stream",
