@@ -160,17 +160,23 @@ def test_a_body_over_the_limit_is_a_413(base, key):
     assert post(mcp_url(base, "Simon"), huge, key("assemble")).status_code == 413
 
 
-def test_many_sessions_keep_nothing(app, base, key):
-    """A session id is signed, not stored: two hundred initializations each get one of
-    their own, each is read back on a later request, and the server holds nothing."""
+def test_a_thousand_sessions_keep_nothing(app, published_url, key):
+    """A session id is signed, not stored: a thousand initializations (in the app, on a
+    server that holds streams) each get one of their own, each is read back on a later
+    request, and the server holds nothing for them."""
     token = key("read")
-    answers = [post(mcp_url(base, "Docs"), INIT, token) for _ in range(200)]
+    client = app.test_client()
+    threaded = {"wsgi.multithread": True}
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
+    answers = [client.post("/api/v1/agents/Docs/mcp", json=INIT, headers=headers,
+                           environ_overrides=threaded) for _ in range(1000)]
     assert all(a.status_code == 200 for a in answers)
-    sessions = {a.headers["Mcp-Session-Id"] for a in answers}
-    assert len(sessions) == 200
-    for session in list(sessions)[:5]:
-        listed = post(mcp_url(base, "Docs"), LIST, token, session=session)
-        assert listed.status_code == 200 and listed.json()["result"]["resources"]
+    sessions = [a.headers["Mcp-Session-Id"] for a in answers]
+    assert len(set(sessions)) == 1000
+    for session in sessions[::100]:
+        listed = client.post("/api/v1/agents/Docs/mcp", json=LIST, environ_overrides=threaded,
+                             headers={**headers, "Mcp-Session-Id": session})
+        assert listed.status_code == 200 and listed.get_json()["result"]["resources"]
     assert app.extensions.get(STREAMS, Streams()).open == {}
 
 
