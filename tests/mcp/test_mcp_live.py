@@ -108,3 +108,58 @@ def test_an_agent_not_yet_published_is_served_once_it_is(published_url):
 
     before, after = run_alone(session)
     assert before == [] and after == ["skill://hello/SKILL.md"]
+
+
+def other_skill(uris: list[str]) -> str:
+    """A SKILL.md of Docs that `publish_edit` leaves as it was, and that `updated` would
+    be told of before pdf's, were it told of."""
+    found = min(u for u in uris if u.endswith("/SKILL.md") and u != "skill://pdf/SKILL.md")
+    assert found < "skill://pdf/SKILL.md"
+    return found
+
+
+@pytest.mark.filterwarnings("ignore:resources/.*subscribe is removed:UserWarning")
+def test_a_subscribed_resource_is_told_updated_when_its_bytes_change(published_url):
+    """`resources/subscribe` over stdio: each move tells `updated` for a subscribed
+    resource whose bytes changed, and not for one subscribed whose bytes did not (the
+    second move's notice comes after all of the first's)."""
+    updated: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(message.params.uri)
+            if message.params.uri == "skill://pdf/SKILL.md":
+                arrived.set()
+
+    async def session():
+        nonlocal arrived
+        async with stdio_client(published_url, "Docs", "--poll", "0.1",
+                                message_handler=on_message) as client:
+            assert client.server_capabilities.resources.subscribe
+            unchanged = other_skill([r.uri for r in (await client.list_resources()).resources])
+            for uri in ("skill://pdf/SKILL.md", unchanged):
+                await client.subscribe_resource(uri)
+            for change in (publish_edit, move_back):
+                arrived = anyio.Event()
+                change(published_url)
+                with anyio.fail_after(60):
+                    await arrived.wait()
+
+    run_alone(session)
+    assert updated == ["skill://pdf/SKILL.md"] * 2
+
+
+@pytest.mark.filterwarnings("ignore:resources/.*subscribe is removed:UserWarning")
+def test_subscriptions_are_bounded(published_url):
+    async def session():
+        async with stdio_client(published_url, "Docs") as client:
+            for number in range(100):
+                await client.subscribe_resource(f"skill://pdf/{number}")
+            with pytest.raises(MCPError) as refused:
+                await client.subscribe_resource("skill://pdf/one-more")
+            await client.unsubscribe_resource("skill://pdf/0")
+            await client.subscribe_resource("skill://pdf/one-more")
+            return refused.value.message
+
+    assert "at most 100 resources" in run_alone(session)

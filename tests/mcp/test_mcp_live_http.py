@@ -171,3 +171,32 @@ def test_streams_are_bounded_per_key(quick, base, token, app):
                "the closed streams' counts to be given back")
     with open_stream(base, token) as again:
         assert again.status_code == 200
+
+
+def test_a_listen_stream_hears_of_the_resources_it_subscribed_to(base, token, published_url):
+    """The 2026 era subscribes on the listen stream itself (no session to keep): a move
+    tells `updated` for a subscribed resource whose bytes changed, not for one unchanged.
+    The handshake era over HTTP, whose subscription no worker would keep, is offered none."""
+    async def session():
+        async with http_client(url(base), token) as old:
+            handshake_subscribe = old.server_capabilities.resources.subscribe
+        async with http_client(url(base), token, mode="auto") as client:
+            assert client.server_capabilities.resources.subscribe
+            uris = [r.uri for r in (await client.list_resources()).resources]
+            # one that `updated` would be told of first, were it told of
+            unchanged = min(u for u in uris if u.endswith("/SKILL.md") and "pdf" not in u)
+            assert unchanged < "skill://pdf/SKILL.md"
+            async with client.listen(resources_list_changed=True, resource_subscriptions=[
+                    "skill://pdf/SKILL.md", unchanged]) as events:
+                publish_edit(published_url)
+                seen = []
+                with anyio.fail_after(60):
+                    async for event in events:
+                        seen.append(getattr(event, "uri", type(event).__name__))
+                        if "skill://pdf/SKILL.md" in seen:
+                            break
+        return handshake_subscribe, seen
+
+    handshake_subscribe, seen = run_alone(session)
+    assert not handshake_subscribe
+    assert seen == ["ResourcesListChanged", "skill://pdf/SKILL.md"]

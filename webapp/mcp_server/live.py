@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -24,10 +24,16 @@ from mcp.server.subscriptions import (
     ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
+    ResourceUpdated,
 )
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from webapp import store
 from webapp.pipeline import whole_number
+from webapp.schema import models
+
+from . import catalogue
 
 if TYPE_CHECKING:  # the server module reads the web package, which reads this one
     from .server import Published
@@ -43,6 +49,8 @@ STREAM_SECONDS = 300.0
 RETRY_MS = 1000
 #: Most `subscriptions/listen` streams one server (a stdio session, an HTTP request) holds.
 MOST_LISTENERS = 8
+#: Most resources a session, or the listen streams of one server, may subscribe to.
+MOST_SUBSCRIPTIONS = 100
 #: The notifications a change sends, in this order, as JSON-RPC writes them.
 CHANGED = tuple(types.JSONRPCNotification(jsonrpc="2.0", method=notification.method)
                 .model_dump_json(by_alias=True, exclude_none=True).encode()
@@ -72,17 +80,37 @@ def agent_id(published: Published) -> int | None:
 
 class Watch:
     """Publishes the label's moves on `bus` (served by `listen`) and to the handshake-era
-    session that `attach` was told of."""
+    session that `attach` was told of; a resource subscribed to (`subscribe`, or a listen
+    stream's `resourceSubscriptions`) is told `updated` when a move changed its bytes."""
 
     def __init__(self, published: Published):
         self.published = published
         self.session: ServerSession | None = None
         self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus, max_subscriptions=MOST_LISTENERS)
+        self.streams = ListenHandler(self.bus, max_subscriptions=MOST_LISTENERS)
+        self.subscribed: set[str] = set()  # by the handshake-era session
+        self.wanted: set[str] = set()  # by listen streams
 
     async def attach(self, ctx: Any, params: Any) -> None:
         """`notifications/initialized`: the client is ready to be told of changes."""
         self.session = ctx.session
+
+    async def listen(self, ctx: Any, params: types.SubscriptionsListenRequestParams
+                     ) -> types.SubscriptionsListenResult:
+        """`subscriptions/listen`: the SDK's stream, its resources noted first."""
+        _want(self.wanted, params.notifications.resource_subscriptions or ())
+        return await self.streams(ctx, params)
+
+    async def subscribe(self, ctx: Any, params: types.SubscribeRequestParams
+                        ) -> types.EmptyResult:
+        """`resources/subscribe` (the handshake era, on a session that is kept)."""
+        _want(self.subscribed, (params.uri,))
+        return types.EmptyResult()
+
+    async def unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams
+                          ) -> types.EmptyResult:
+        self.subscribed.discard(params.uri)
+        return types.EmptyResult()
 
     async def run(self, poll: float) -> None:
         """Read the label now and every `poll` seconds after, and tell of each move, until
@@ -94,20 +122,58 @@ class Watch:
             now = snapshot_now(self.published, agent)
             if now == seen:
                 continue
+            changed = updated(self.published, seen, now, self.subscribed | self.wanted)
             seen = now
             log.info("label %r now names snapshot id %s", self.published.label, now)
             if self.session is not None:  # a handshake-era client, initialized
                 await self.session.send_resource_list_changed()
                 await self.session.send_prompt_list_changed()
+                for uri in sorted(changed & self.subscribed):
+                    await self.session.send_resource_updated(uri)
             await self.bus.publish(ResourcesListChanged())  # 2026-era listen streams
             await self.bus.publish(PromptsListChanged())
+            for uri in sorted(changed & self.wanted):
+                await self.bus.publish(ResourceUpdated(uri))
 
     async def run_for(self, poll: float, seconds: float) -> None:
         """`run` for `seconds`, then end every listen stream gracefully (its client then
         listens again)."""
         with anyio.move_on_after(seconds):
             await self.run(poll)
-        self.listen.close()
+        self.streams.close()
+
+
+def _want(into: set[str], uris: Iterable[str]) -> None:
+    """Note `uris` as subscribed to in `into`, refusing past `MOST_SUBSCRIPTIONS`."""
+    wanted = into | set(uris)
+    if len(wanted) > MOST_SUBSCRIPTIONS:
+        raise MCPError(INVALID_PARAMS, f"at most {MOST_SUBSCRIPTIONS} resources may be "
+                                       f"subscribed to, not {len(wanted)}")
+    into.update(wanted)
+
+
+def updated(published: Published, before: int | None, after: int | None,
+            uris: set[str]) -> set[str]:
+    """Which of `uris` have other bytes (or none) in snapshot `after` than in `before`."""
+    if not uris:
+        return set()
+    old, new = _contents(published, before, uris), _contents(published, after, uris)
+    return {uri for uri in uris if old.get(uri) != new.get(uri)}
+
+
+def _contents(published: Published, snapshot_id: int | None, uris: set[str]
+              ) -> dict[str, bytes]:
+    """The bytes of those of `uris` that snapshot `snapshot_id` holds: only the skills
+    they name are written."""
+    skills = {skill for uri in uris if (skill := catalogue.skill_of(uri)) is not None}
+    with published.session() as session:
+        snapshot = None if snapshot_id is None else session.get(models.PublishedSnapshot,
+                                                                snapshot_id)
+        if snapshot is None or not skills:
+            return {}
+        folders = store.published_folders(session, snapshot)
+        return {entry.uri: entry.data for skill in sorted(skills)
+                for entry in catalogue.entries(folders, skill) if entry.uri in uris}
 
 
 def notifications(current: Callable[[], int | None], told: int | None, *, poll: float,

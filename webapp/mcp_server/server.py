@@ -9,16 +9,15 @@ an unknown URI or prompt name is an `INVALID_PARAMS` error naming the closest on
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mcp import types
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError as ModelError
@@ -77,14 +76,13 @@ class Published:
 
 
 def build_server(published: Published, scopes: tuple[str, ...] = ("read", "assemble"),
-                 listen: ListenHandler | None = None,
-                 initialized: Callable[[Context, Any], Awaitable[None]] | None = None,
-                 ) -> Server[Any]:
+                 watch: Watching | None = None, *, kept: bool = False) -> Server[Any]:
     """The SDK server of `published`: its skills as resources (with the `read` scope),
     its scenarios as prompts with completion (with `assemble`); the Skills-over-MCP
-    extension declared in its capabilities. With `listen`, a 2026-era client may listen
-    for changes (`subscriptions/listen`); `initialized` is told when a handshake-era
-    session is ready to hear of them (both a `live.Watch`'s)."""
+    extension declared in its capabilities. With `watch` (a `live.Watch`), a 2026-era
+    client may listen for changes (`subscriptions/listen`, resources subscribed to
+    there); on a session that is `kept` (stdio), a handshake-era client is told of them
+    and may subscribe to resources (`resources/subscribe`)."""
     handlers: dict[str, Any] = {}
     if "read" in scopes:
         handlers.update(on_list_resources=_list_resources(published),
@@ -99,13 +97,26 @@ def build_server(published: Published, scopes: tuple[str, ...] = ("read", "assem
                      f"snapshot labelled {published.label!r} publishes them.", **handlers)
     server.extensions = {catalogue.SKILLS_EXTENSION: {}}
     server.middleware.append(_declare_extension)
-    if listen is not None:
+    if watch is not None:
         server.add_request_handler("subscriptions/listen",
-                                   types.SubscriptionsListenRequestParams, listen)
-    if initialized is not None:
+                                   types.SubscriptionsListenRequestParams, watch.listen)
+    if watch is not None and kept and "read" in scopes:
         server.add_notification_handler("notifications/initialized",
-                                        types.NotificationParams, initialized)
+                                        types.NotificationParams, watch.attach)
+        server.add_request_handler("resources/subscribe", types.SubscribeRequestParams,
+                                   watch.subscribe)
+        server.add_request_handler("resources/unsubscribe", types.UnsubscribeRequestParams,
+                                   watch.unsubscribe)
     return server
+
+
+class Watching(Protocol):
+    """What tells a server's clients of changes (`live.Watch`)."""
+
+    async def listen(self, ctx: Context, params: Any) -> Any: ...
+    async def attach(self, ctx: Context, params: Any) -> None: ...
+    async def subscribe(self, ctx: Context, params: Any) -> Any: ...
+    async def unsubscribe(self, ctx: Context, params: Any) -> Any: ...
 
 
 class _LiveServer(Server[Any]):

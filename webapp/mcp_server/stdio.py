@@ -43,7 +43,7 @@ async def serve(published: Published, poll: float) -> None:
     """Serve `published` on stdin and stdout until the client closes them, reading its
     label again every `poll` seconds."""
     watch = Watch(published)
-    server = build_server(published, listen=watch.listen, initialized=watch.attach)
+    server = build_server(published, watch=watch, kept=True)
     async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
         tasks.start_soon(watch.run, poll)
         await server.run(read, write, server.create_initialization_options())

@@ -66,8 +66,8 @@ def mcp(agent: str) -> Response:
         return _listen(grant, agent, label)
     session = db.get_session()
     published = _published(agent, label, lambda: nullcontext(session))
-    server = mcp_server.build_server(published, grant.scopes, listen=live.Watch(
-        published).listen if streams else None)
+    server = mcp_server.build_server(published, grant.scopes,
+                                     live.Watch(published) if streams else None)
     got = mcp_http.answer(server, request.method, request.path, request.query_string,
                           request.headers.items(), request.get_data(cache=True),
                           current_app.config["MAX_CONTENT_LENGTH"])
@@ -111,7 +111,7 @@ def _listen(grant: Grant, agent: str, label: str) -> Response:
     a `Watch` of the label publishes, for at most `MCP_STREAM_SECONDS`."""
     published = _published(agent, label, db.get_database().sessionmaker)
     watch = live.Watch(published)
-    server = mcp_server.build_server(published, grant.scopes, listen=watch.listen)
+    server = mcp_server.build_server(published, grant.scopes, watch)
     config = current_app.config
     poll = config.get("MCP_POLL_SECONDS", live.POLL_SECONDS)
     seconds = config.get("MCP_STREAM_SECONDS", live.STREAM_SECONDS)
