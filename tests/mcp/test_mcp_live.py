@@ -4,46 +4,30 @@ published to it, or the label moved back (the rollback), and then lists what it 
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
+from functools import partial
 
 import anyio
 import pytest
 from mcp import Client, MCPError, types
 
-from tests.support.mcp import move_back, publish_edit, stdio, stdio_client
+from tests.support.mcp import (
+    CHANGED,
+    hear_two_moves,
+    listen_through_a_publish,
+    move_back,
+    publish_edit,
+    stdio,
+    stdio_client,
+)
 from webapp import store
 from webapp.mcp_server.http import run_alone
 from webapp.schema import db
 
 
 def test_list_changed_after_a_publish_and_a_label_move(published_url):
-    changed: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message) -> None:
-        nonlocal arrived
-        if isinstance(message, (types.ResourceListChangedNotification,
-                                types.PromptListChangedNotification)):
-            changed.append(message.method)
-            if len(changed) % 2 == 0:
-                arrived.set()
-
-    async def session():
-        nonlocal arrived
-        texts = []
-        async with stdio_client(published_url, "Docs", "--poll", "0.1",
-                                message_handler=on_message) as client:
-            for change in (publish_edit, move_back):
-                arrived = anyio.Event()
-                change(published_url)
-                with anyio.fail_after(60):
-                    await arrived.wait()
-                read = await client.read_resource("skill://pdf/SKILL.md")
-                texts.append(read.contents[0].text)
-        return texts
-
-    after_publish, after_move = run_alone(session)
-    assert changed == ["notifications/resources/list_changed",
-                       "notifications/prompts/list_changed"] * 2
+    changed, (after_publish, after_move) = hear_two_moves(
+        partial(stdio_client, published_url, "Docs", "--poll", "0.1"), published_url)
+    assert changed == CHANGED * 2
     assert after_publish.endswith("\nLive.\n") and not after_move.endswith("\nLive.\n")
 
 
@@ -52,19 +36,7 @@ def test_a_2026_client_is_told_on_its_listen_stream(published_url):
     `subscriptions/listen`, and the label's move arrives on it."""
     async def session():
         async with Client(stdio(published_url, "Docs", "--poll", "0.1"), mode="auto") as client:
-            assert client.protocol_version == "2026-07-28"
-            assert client.server_capabilities.resources.list_changed
-            async with client.listen(resources_list_changed=True,
-                                     prompts_list_changed=True) as events:
-                publish_edit(published_url)
-                seen = []
-                with anyio.fail_after(60):
-                    async for event in events:
-                        seen.append(type(event).__name__)
-                        if len(seen) == 2:
-                            break
-            read = await client.read_resource("skill://pdf/SKILL.md")
-            return seen, read.contents[0].text
+            return await listen_through_a_publish(client, published_url)
 
     seen, text = run_alone(session)
     assert seen == ["ResourcesListChanged", "PromptsListChanged"]

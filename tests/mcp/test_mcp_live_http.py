@@ -4,12 +4,19 @@ hold streams (threads): the handshake era on its GET stream, the 2026 era on a
 
 from __future__ import annotations
 
+from functools import partial
+
 import anyio
 import httpx2
 import pytest
-from mcp import types
 
-from tests.support.mcp import http_client, move_back, publish_edit
+from tests.support.mcp import (
+    CHANGED,
+    hear_two_moves,
+    http_client,
+    listen_through_a_publish,
+    publish_edit,
+)
 from tests.support.server import serve, serve_gunicorn
 from tests.support.waiting import wait_until
 from webapp import store
@@ -17,8 +24,6 @@ from webapp.mcp_server.http import run_alone
 from webapp.mcp_server.sessions import MOST_STREAMS_PER_KEY, Streams
 from webapp.schema import db
 from webapp.web.api_mcp import STREAMS
-
-CHANGED = ["notifications/resources/list_changed", "notifications/prompts/list_changed"]
 
 
 @pytest.fixture
@@ -44,39 +49,9 @@ def url(base: str) -> str:
     return f"{base}/api/v1/agents/Docs/mcp"
 
 
-def hear_two_moves(address: str, token: str, database_url: str) -> tuple[list[str], list[str]]:
-    """The notifications a handshake-era client hears while Docs is published again and
-    then moved back, and the SKILL.md it reads after each."""
-    changed: list[str] = []
-    arrived = anyio.Event()
-
-    async def on_message(message) -> None:
-        if isinstance(message, (types.ResourceListChangedNotification,
-                                types.PromptListChangedNotification)):
-            changed.append(message.method)
-            if len(changed) % 2 == 0:
-                arrived.set()
-
-    async def session() -> list[str]:
-        nonlocal arrived
-        texts = []
-        async with http_client(address, token, message_handler=on_message) as client:
-            assert client.server_capabilities.resources.list_changed
-            assert client.server_capabilities.prompts.list_changed
-            for change in (publish_edit, move_back):
-                arrived = anyio.Event()
-                change(database_url)
-                with anyio.fail_after(60):
-                    await arrived.wait()
-                read = await client.read_resource("skill://pdf/SKILL.md")
-                texts.append(read.contents[0].text)
-        return texts
-
-    return changed, run_alone(session)
-
-
 def test_a_client_hears_a_publish_and_a_label_move_on_its_stream(base, token, published_url):
-    changed, (after_publish, after_move) = hear_two_moves(url(base), token, published_url)
+    changed, (after_publish, after_move) = hear_two_moves(
+        partial(http_client, url(base), token), published_url)
     assert changed == CHANGED * 2
     assert after_publish.endswith("\nLive.\n") and not after_move.endswith("\nLive.\n")
 
@@ -86,26 +61,14 @@ def test_gunicorns_threaded_workers_hold_the_stream(published_url, token):
     session, and the worker holding the stream tells of the move."""
     for base in serve_gunicorn(published_url, worker_class="gthread",
                                config={"MCP_POLL_SECONDS": "0.1"}):
-        changed, _ = hear_two_moves(url(base), token, published_url)
+        changed, _ = hear_two_moves(partial(http_client, url(base), token), published_url)
         assert changed == CHANGED * 2
 
 
 def test_a_2026_client_is_told_on_its_listen_stream_over_http(base, token, published_url):
     async def session():
         async with http_client(url(base), token, mode="auto") as client:
-            assert client.protocol_version == "2026-07-28"
-            assert client.server_capabilities.resources.list_changed
-            async with client.listen(resources_list_changed=True,
-                                     prompts_list_changed=True) as events:
-                publish_edit(published_url)
-                seen = []
-                with anyio.fail_after(60):
-                    async for event in events:
-                        seen.append(type(event).__name__)
-                        if len(seen) == 2:
-                            break
-            read = await client.read_resource("skill://pdf/SKILL.md")
-            return seen, read.contents[0].text
+            return await listen_through_a_publish(client, published_url)
 
     seen, text = run_alone(session)
     assert seen == ["ResourcesListChanged", "PromptsListChanged"]

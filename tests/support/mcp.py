@@ -1,17 +1,20 @@
 """Clients of the MCP servers for the tests: the SDK's own, over stdio and over
-Streamable HTTP, the messages of a prompt read back as the API's, and the two moves of
-the published Docs a live client hears of."""
+Streamable HTTP, the messages of a prompt read back as the API's, the two moves of the
+published Docs a live client hears of, and what a client of each era hears of them."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
+import anyio
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 
 from webapp import store
+from webapp.mcp_server.http import run_alone
 from webapp.schema import db
 
 
@@ -62,3 +65,58 @@ def move_back(database_url: str) -> None:
     """Production moved back to Docs' #1 (the rollback)."""
     with db.session_scope(database_url) as session:
         store.move_label(session, "Docs", "production", 1)
+
+
+#: What a handshake-era client hears of each move.
+CHANGED = ["notifications/resources/list_changed", "notifications/prompts/list_changed"]
+
+
+def hear_two_moves(connect: Callable[..., Client], database_url: str
+                   ) -> tuple[list[str], list[str]]:
+    """The notifications a handshake-era client (`connect(message_handler=...)`) hears
+    while Docs is published again and then moved back, and pdf's SKILL.md read after each."""
+    changed: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, (types.ResourceListChangedNotification,
+                                types.PromptListChangedNotification)):
+            changed.append(message.method)
+            if len(changed) % 2 == 0:
+                arrived.set()
+
+    async def session() -> list[str]:
+        nonlocal arrived
+        texts = []
+        async with connect(message_handler=on_message) as client:
+            assert client.server_capabilities.resources.list_changed
+            assert client.server_capabilities.prompts.list_changed
+            for change in (publish_edit, move_back):
+                arrived = anyio.Event()
+                change(database_url)
+                with anyio.fail_after(60):
+                    await arrived.wait()
+                read = await client.read_resource("skill://pdf/SKILL.md")
+                texts.append(read.contents[0].text)
+        return texts
+
+    return changed, run_alone(session)
+
+
+async def listen_through_a_publish(client: Client, database_url: str
+                                   ) -> tuple[list[str], str]:
+    """What a 2026-era `client` hears on its listen stream while Docs is published again
+    (the events' kinds), and pdf's SKILL.md read after."""
+    assert client.protocol_version == "2026-07-28"
+    assert client.server_capabilities.resources.list_changed
+    async with client.listen(resources_list_changed=True,
+                             prompts_list_changed=True) as events:
+        publish_edit(database_url)
+        seen = []
+        with anyio.fail_after(60):
+            async for event in events:
+                seen.append(type(event).__name__)
+                if len(seen) == 2:
+                    break
+    read = await client.read_resource("skill://pdf/SKILL.md")
+    return seen, read.contents[0].text
