@@ -46,11 +46,10 @@ from .workspaces import SCENARIO, scale_workspace
 PANELS = {"document:rendered": "Document", "diff": "Diff", "messages": "Messages",
           "tests": "Tests"}
 #: The most a keystroke may cost, in floors (the issue's 5x), and its growth from 200 to
-#: 1,000 skills (linear would be 5x; the floor itself, reading and assembling the agent,
-#: grows 6.5x on this machine, and the Diff keystroke with it: the keystroke per floor
-#: stays at 3x at both sizes, which the keystroke rows check).
+#: 1,000 skills (linear would be 5x; measured 3.3-4.3x since the workspace is read as
+#: columns, not row objects, whose garbage made the read grow 8x).
 KEYSTROKE_BUDGET = 5.0
-GROWTH_BUDGET = 7.0
+GROWTH_BUDGET = 6.0
 SIZES = (200, 1000)
 #: The most a hostile input may cost, in floors of the same request on ordinary input.
 HOSTILE_BUDGET = 4.0

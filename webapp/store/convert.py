@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import Row
+
 from webapp.agentskills import exported_name, listing_facts
 from webapp.pipeline import Agent, HistoryEntry, Scenario, Skill, Tool, ToolResult, Variable
 from webapp.schema import models
@@ -20,8 +22,9 @@ def agent_of(row: models.Agent) -> Agent:
                  builtin_tests=row.builtin_tests)
 
 
-def skill_of(row: models.Skill | models.SkillRevision) -> Skill:
-    """The pipeline `Skill` of a skill row or one of its revisions."""
+def skill_of(row: models.Skill | models.SkillRevision | Row[Any]) -> Skill:
+    """The pipeline `Skill` of a skill row or one of its revisions (or of their
+    `skills.PIPELINE_COLUMNS` read alone)."""
     return Skill(d_tag=row.d_tag, content=row.content, name=row.name, layer=row.layer,
                  triggers=tuple(row.triggers), enabled=row.enabled, description=row.description)
 

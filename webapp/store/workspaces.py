@@ -55,22 +55,26 @@ from .items import (
     list_variables,
     trash_items,
 )
-from .skills import Stale, conflict, list_skills, new_skill, write_skill
+from .skills import Stale, conflict, list_skills, new_skill, pipeline_skills, write_skill
 from .transactions import change, rows
 
 
 def load_workspace(session: Session, agent: AgentRef) -> Workspace:
     """The agent's workspace for the pipeline: live skills in adoption order, tools, ..."""
     row = get_agent(session, agent)
-    return workspace_with(session, row, list_skills(session, row))
+    return _workspace(session, row, pipeline_skills(session, row))
 
 
 def workspace_with(session: Session, agent: models.Agent, skills: Sequence[models.Skill]
                    ) -> Workspace:
     """The agent's workspace with these skill rows (read by the caller, who needs them)."""
+    return _workspace(session, agent, [skill_of(s) for s in skills])
+
+
+def _workspace(session: Session, agent: models.Agent, skills: Sequence[Skill]) -> Workspace:
     return Workspace(
         agent=agent_of(agent),
-        skills=tuple(skill_of(s) for s in skills),
+        skills=tuple(skills),
         tools=tuple(tool_of(t) for t in list_tools(session, agent)),
         variables=tuple(variable_of(v) for v in list_variables(session, agent)),
         scenarios=tuple(scenario_of(s) for s in list_scenarios(session, agent)),
