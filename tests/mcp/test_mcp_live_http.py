@@ -65,7 +65,10 @@ def test_gunicorns_threaded_workers_hold_the_stream(published_url, token):
         assert changed == CHANGED * 2
 
 
-def test_a_2026_client_is_told_on_its_listen_stream_over_http(base, token, published_url):
+def test_a_2026_client_is_told_on_its_listen_stream_over_http(quick, base, token,
+                                                              published_url):
+    """... and the stream's place is given back once the client leaves it (a quiet stream
+    writes a comment each reading, and so notices)."""
     async def session():
         async with http_client(url(base), token, mode="auto") as client:
             return await listen_through_a_publish(client, published_url)
@@ -73,6 +76,7 @@ def test_a_2026_client_is_told_on_its_listen_stream_over_http(base, token, publi
     seen, text = run_alone(session)
     assert seen == ["ResourcesListChanged", "PromptsListChanged"]
     assert text.endswith("\nLive.\n")
+    wait_until(lambda: quick.extensions[STREAMS].open == {}, "the left stream's count")
 
 
 def test_a_listen_stream_ends_gracefully_on_time(quick, base, token):

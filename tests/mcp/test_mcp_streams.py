@@ -8,6 +8,7 @@ import json
 from itertools import islice
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from webapp.mcp_server import live
 from webapp.mcp_server.sessions import LONGEST_SESSION_ID, Opened, Sessions, Streams, TooMany
@@ -111,3 +112,15 @@ def test_streams_are_bounded_per_key_and_in_all():
     for key in (1, 2, 3):
         streams.give_back(key)
     assert streams.open == {}
+
+
+def test_a_stream_whose_label_cannot_be_read_ends():
+    """The database went: the stream ends (the client opens it again), never a traceback
+    in the worker."""
+    def current() -> int | None:
+        raise OperationalError("SELECT", {}, Exception("the database went"))
+
+    ticks = Ticks()
+    written = list(live.notifications(current, 3, poll=1.0, seconds=100, clock=ticks,
+                                      sleep=ticks.sleep))
+    assert [parsed(f)["id"] for f in written] == ["3"]

@@ -60,10 +60,21 @@ class Answer:
         self.started = threading.Event()
         self.gone = threading.Event()
 
-    def chunks(self) -> Iterator[bytes]:
-        """The body as the SDK sends it, until it ends or the client goes."""
+    def chunks(self, keepalive: float) -> Iterator[bytes]:
+        """The body as the SDK sends it, until it ends or the client goes. An event
+        stream quiet for `keepalive` seconds gets an SSE comment: a WSGI server notices a
+        client that went only when it writes."""
+        events = any(name.lower() == "content-type" and value.startswith("text/event-stream")
+                     for name, value in self.headers)
         try:
-            while (piece := self.pieces.get()) is not None:
+            while True:
+                try:
+                    piece = self.pieces.get(timeout=keepalive if events else None)
+                except queue.Empty:
+                    yield b":\n\n"
+                    continue
+                if piece is None:
+                    return
                 yield piece
         finally:
             self.gone.set()

@@ -28,6 +28,7 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from sqlalchemy.exc import SQLAlchemyError
 
 from webapp import store
 from webapp.pipeline import whole_number
@@ -139,7 +140,11 @@ class Watch:
         """`run` for `seconds`, then end every listen stream gracefully (its client then
         listens again)."""
         with anyio.move_on_after(seconds):
-            await self.run(poll)
+            try:
+                await self.run(poll)
+            except SQLAlchemyError:  # the database went: the streams end, clients listen again
+                log.warning("label %r unreadable: its listen streams end", self.published.label,
+                            exc_info=True)
         self.streams.close()
 
 
@@ -186,7 +191,11 @@ def notifications(current: Callable[[], int | None], told: int | None, *, poll: 
     yield _event(told, b"", retry=RETRY_MS)
     started = clock()
     while True:
-        now = current()
+        try:
+            now = current()
+        except SQLAlchemyError:  # the database went: the stream ends, the client comes back
+            log.warning("label unreadable: a stream ends", exc_info=True)
+            return
         if now != told:
             told = now
             for notification in CHANGED:

@@ -15,6 +15,7 @@ and may still be loading when this module runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -98,12 +99,14 @@ def _notifications(grant: Grant, agent: str, label: str, told: int | None) -> Re
     last = live.told_of(request.headers.get("Last-Event-ID"))
     told = told if last is False else last
     published = _published(agent, label, db.get_database().sessionmaker)
-    config = current_app.config
+    poll, seconds = _timing()
     events = live.notifications(lambda: live.snapshot_now(published, grant.agent_id), told,
-                                poll=config.get("MCP_POLL_SECONDS", live.POLL_SECONDS),
-                                seconds=config.get("MCP_STREAM_SECONDS", live.STREAM_SECONDS))
-    return _counted(grant, Response(events, mimetype="text/event-stream",
-                                    headers={"Cache-Control": "no-store"}))
+                                poll=poll, seconds=seconds)
+    give_back = _take(grant)
+    response = Response(events, mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-store"})
+    response.call_on_close(give_back)
+    return response
 
 
 def _listen(grant: Grant, agent: str, label: str) -> Response:
@@ -112,42 +115,41 @@ def _listen(grant: Grant, agent: str, label: str) -> Response:
     published = _published(agent, label, db.get_database().sessionmaker)
     watch = live.Watch(published)
     server = mcp_server.build_server(published, grant.scopes, watch)
-    config = current_app.config
-    poll = config.get("MCP_POLL_SECONDS", live.POLL_SECONDS)
-    seconds = config.get("MCP_STREAM_SECONDS", live.STREAM_SECONDS)
-    streams = _streams()
-    _take(streams, grant)
+    poll, seconds = _timing()
+    give_back = _take(grant)
     try:
         got = mcp_http.stream(server, request.method, request.path, request.query_string,
                               request.headers.items(), request.get_data(cache=True),
                               current_app.config["MAX_CONTENT_LENGTH"],
                               lambda: watch.run_for(poll, seconds), seconds)
     except BaseException:
-        streams.give_back(grant.key_id)
+        give_back()
         raise
     headers = [(k, v) for k, v in got.headers if k.lower() != "content-length"]
     if not got.started.is_set():  # cut before it answered: a 503, the stream ended
-        streams.give_back(grant.key_id)
+        give_back()
         return Response(bytes(got.body), got.status, headers=headers)
-    response = Response(got.chunks(), got.status, headers=headers)
+    response = Response(got.chunks(keepalive=poll), got.status, headers=headers)
     response.call_on_close(got.close)
-    response.call_on_close(lambda: streams.give_back(grant.key_id))
+    response.call_on_close(give_back)
     return response
 
 
-def _counted(grant: Grant, response: Response) -> Response:
-    """`response`, a stream, counted against the key's bound until it closes."""
-    streams = _streams()
-    _take(streams, grant)
-    response.call_on_close(lambda: streams.give_back(grant.key_id))
-    return response
-
-
-def _take(streams: Streams, grant: Grant) -> None:
+def _take(grant: Grant) -> Callable[[], None]:
+    """Count one more stream of the key (a 429 past a bound); returns what gives it back."""
+    streams: Streams = current_app.extensions.setdefault(STREAMS, Streams())
     try:
         streams.take(grant.key_id)
     except TooMany as exc:
         raise ApiError(429, str(exc), {"Retry-After": "30"}) from None
+    return lambda: streams.give_back(grant.key_id)
+
+
+def _timing() -> tuple[float, float]:
+    """How often a stream reads its label, and how long it stays open (seconds)."""
+    config = current_app.config
+    return (config.get("MCP_POLL_SECONDS", live.POLL_SECONDS),
+            config.get("MCP_STREAM_SECONDS", live.STREAM_SECONDS))
 
 
 def _published(agent: str, label: str, session: Any) -> mcp_server.Published:
@@ -161,6 +163,3 @@ def _method(body: Any) -> str | None:
 def _sessions() -> Sessions:
     return Sessions(current_app.config["SECRET_KEY"])
 
-
-def _streams() -> Streams:
-    return current_app.extensions.setdefault(STREAMS, Streams())
