@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
@@ -201,35 +202,36 @@ _counts: LRU[str, int] = LRU("token counts of pieces", 8_000_000,
                              weight=lambda piece, count: len(piece))
 
 
-def pieces(text: str) -> list[str]:
+def pieces(text: str) -> Iterator[str]:
     """`text` cut after its blank lines, where the token count of the parts adds up to the
     whole; a piece longer than `CACHED_PIECE_CHARS` is cut after single newlines too, into
     parts of about half that or more, so that a text without blank lines is remembered
-    too."""
-    cuts = [match.end() for match in _NEWLINE_RUN.finditer(text)
-            if match.end() < len(text) and _split_before(text[match.end()])]
-    return [part for start, stop in zip([0, *cuts], [*cuts, len(text)], strict=True)
-            for part in _parts(text[start:stop])]
+    too. Made as they are read: a count that stops at `EXACT_CHARS` cuts no further."""
+    start = 0
+    for match in _NEWLINE_RUN.finditer(text):
+        end = match.end()
+        if end < len(text) and _split_before(text[end]):
+            yield from _parts(text, start, end)
+            start = end
+    yield from _parts(text, start, len(text))
 
 
 _NEWLINES = re.compile(r"\n+")
 
 
-def _parts(piece: str) -> list[str]:
-    """A long piece cut where a run of newlines ends before a character the encoding's
-    split starts a new word at (as between blank lines), into parts of at least half of
-    `CACHED_PIECE_CHARS` but the last."""
-    if len(piece) <= CACHED_PIECE_CHARS:
-        return [piece]
-    parts, start = [], 0
-    for match in _NEWLINES.finditer(piece):
+def _parts(text: str, start: int, stop: int) -> Iterator[str]:
+    """The piece `text[start:stop]` cut where a run of newlines ends before a character
+    the encoding's split starts a new word at (as between blank lines), into parts of at
+    least half of `CACHED_PIECE_CHARS` but the last."""
+    if stop - start <= CACHED_PIECE_CHARS:
+        yield text[start:stop]
+        return
+    for match in _NEWLINES.finditer(text, start, stop):
         end = match.end()
-        if (end - start >= CACHED_PIECE_CHARS // 2 and end < len(piece)
-                and _split_before(piece[end])):
-            parts.append(piece[start:end])
+        if end - start >= CACHED_PIECE_CHARS // 2 and end < stop and _split_before(text[end]):
+            yield text[start:end]
             start = end
-    parts.append(piece[start:])
-    return parts
+    yield text[start:stop]
 
 
 def _split_before(char: str) -> bool:

@@ -132,8 +132,17 @@ class Reading:
         `---` rules that join parts and separate messages."""
         texts = self.document.texts()
         kept, origins = [], OriginsBuilder()
-        for at, count, kind, _ in self.document.spans():
-            if kind not in ("title", "separator"):
-                kept += texts[at:at + count]
-                origins.extend(self.document.origins[at:at + count])
+        runs = [[at, at + count] for at, count, kind, _ in self.document.spans()
+                if kind not in ("title", "separator")]
+        # Next runs kept as one: a document whose every line holds a value has a span a
+        # line, and each extend costs a slice of the origins.
+        joined: list[list[int]] = []
+        for run in runs:
+            if joined and joined[-1][1] == run[0]:
+                joined[-1][1] = run[1]
+            else:
+                joined.append(run)
+        for start, stop in joined:
+            kept += texts[start:stop]
+            origins.extend(self.document.origins[start:stop])
         return TracedText("\n".join(kept), origins.build())
