@@ -74,6 +74,21 @@ def test_a_text_past_the_exact_size_is_estimated_from_what_was_counted(monkeypat
     assert tokens.count_tokens(text[:900]).exact
 
 
+def test_texts_counted_together_share_the_exact_size(monkeypatch):
+    """The Budget chart counts every part of a document: together, no more exactly than
+    one count of the document would."""
+    monkeypatch.setattr(tokens, "EXACT_CHARS", 1000)
+    text = "A sentence of plain prose.\n\n" * 20  # 560 characters, 120 tokens
+    counted = []
+    piece = tokens._count_piece
+    monkeypatch.setattr(tokens, "_count_piece", lambda p: counted.append(p) or piece(p))
+    first, second, third = tokens.count_texts([text] * 3)
+    assert 1000 <= sum(map(len, counted)) < 1100
+    assert first == tokens.count_tokens(text) and first.exact and first.n == 120
+    assert not second.exact and not third.exact and "past 1,000" in third.reason
+    assert abs(second.n - 120) <= 2 and abs(third.n - 120) <= 2
+
+
 def test_a_count_past_the_exact_size_cuts_no_further(monkeypatch):
     """The pieces are made as they are counted: a 20 MB document's count looked at every
     place the whole text may be cut before counting its first 4 MiB."""

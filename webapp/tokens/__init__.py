@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -150,24 +150,38 @@ def count_tokens(text: str) -> TokenCount:
     Special-token strings in the text count as ordinary text: skill content is data, and
     `<|endoftext|>` typed by an author is not the end-of-text token.
     """
+    return count_texts([text])[0]
+
+
+def count_texts(texts: Sequence[str]) -> list[TokenCount]:
+    """Each of `texts`' counts (`count_tokens`), the texts sharing `EXACT_CHARS`: counted
+    exactly, in order, until that many characters are counted in all, and the rest at the
+    rate of what was counted (marked so). A chart of every part of a 20 MB document
+    counts what one count of it would, not the 20 MB."""
     enc = encoding()
     if enc is None:
-        return TokenCount(estimate(text), exact=False, reason=_loader.error)
-    counted, chars = [], 0
-    for piece in pieces(text):
-        if chars >= EXACT_CHARS:
-            break
-        counted.append(_count_piece(piece))
-        chars += len(piece)
-    n = sum(abs(count) for count in counted)
-    if chars < len(text):  # the rest at the rate of what was counted
-        n += -(-(len(text) - chars) * max(n, 1) // chars)
-        return TokenCount(n, exact=False, reason=f"past {EXACT_CHARS:,} characters the count "
-                                                 f"is estimated from the first {chars:,}")
-    if any(count < 0 for count in counted):
-        return TokenCount(n, exact=False, reason=f"a word of more than {LONG_WORD:,} "
-                                                 "characters is estimated")
-    return TokenCount(n, exact=True)
+        return [TokenCount(estimate(text), exact=False, reason=_loader.error)
+                for text in texts]
+    found, tokens, chars = [], 0, 0  # what was counted exactly, of all the texts
+    for text in texts:
+        counted, done = [], 0
+        for piece in pieces(text):
+            if chars + done >= EXACT_CHARS:
+                break
+            counted.append(_count_piece(piece))
+            done += len(piece)
+        n = sum(abs(count) for count in counted)
+        tokens, chars = tokens + n, chars + done
+        if done < len(text):  # the rest at the rate of what was counted
+            n += -(-(len(text) - done) * max(tokens, 1) // max(chars, 1))
+            found.append(TokenCount(n, exact=False, reason=f"past {EXACT_CHARS:,} characters "
+                                    f"the count is estimated from the first {chars:,}"))
+        elif any(count < 0 for count in counted):
+            found.append(TokenCount(n, exact=False, reason=f"a word of more than "
+                                    f"{LONG_WORD:,} characters is estimated"))
+        else:
+            found.append(TokenCount(n, exact=True))
+    return found
 
 
 #: The characters of a text counted exactly: about a million tokens, the largest window of
