@@ -33,11 +33,11 @@ STEPS = ("trigger", "order", "references", "roles", "variables", "headings", "te
          "title", "messages", "joined", "request", "log")
 
 
-def body(skill: int) -> str:
-    """About `BODY_CHARS` of prose lines, no blank line, different in every skill."""
+def body(skill: int, chars: int = BODY_CHARS) -> str:
+    """About `chars` of prose lines, no blank line, different in every skill."""
     lines = [f"# Skill {skill}"]
     size = len(lines[0])
-    while size < BODY_CHARS:
+    while size < chars:
         line = (f"Rule {len(lines)} of skill {skill}: answer the admin in plain words, "
                 f"and use {{{{tool_{len(lines) % 5}}}}} when it helps.")
         lines.append(line)
@@ -45,7 +45,8 @@ def body(skill: int) -> str:
     return "\n".join(lines)
 
 
-def big_bundle(name: str = AGENT, skills: int = SKILLS) -> dict[str, Any]:
+def big_bundle(name: str = AGENT, skills: int = SKILLS, body_chars: int = BODY_CHARS
+               ) -> dict[str, Any]:
     """The agent as a bundle: `skills` skills of `body`, on `dm` (every other one on `cron`
     too), five tools, and two scenarios (`dm` and `cron`)."""
     return {
@@ -53,18 +54,19 @@ def big_bundle(name: str = AGENT, skills: int = SKILLS) -> dict[str, Any]:
         "tools": [{"name": f"tool_{i}", "result": {"success": True, "content": f"result {i}"}}
                   for i in range(5)],
         "variables": [],
-        "skills": [{"d_tag": f"skill_{s}", "content": body(s),
+        "skills": [{"d_tag": f"skill_{s}", "content": body(s, body_chars),
                     "triggers": ["dm", "cron"] if s % 2 else ["dm"]} for s in range(skills)],
         "scenarios": [{"name": "dm", "trigger": "dm", "message": "hello"},
                       {"name": "cron", "trigger": "cron"}],
     }
 
 
-def add_big_agent(app: Flask, name: str = AGENT, skills: int = SKILLS) -> None:
+def add_big_agent(app: Flask, name: str = AGENT, skills: int = SKILLS,
+                  body_chars: int = BODY_CHARS) -> None:
     """Import the agent, publish it as snapshot 1, and save one skill since."""
     with app.app_context():
         session = db.get_session()
-        store.import_bundle(session, big_bundle(name, skills))
+        store.import_bundle(session, big_bundle(name, skills, body_chars))
         store.publish(session, name, "big agent", 0)
         row = store.get_skill(session, name, "skill_0")
         store.save_skill(session, name, "skill_0", expected_version=row.version,

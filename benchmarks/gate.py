@@ -37,7 +37,7 @@ from webapp.schema import db, models
 from webapp.views.pipeline_steps import explained
 from webapp.views.preview import Choice, with_draft
 
-from . import gate_hostile
+from . import gate_big, gate_hostile
 from .workspaces import SCENARIO, scale_workspace
 
 #: The panels a keystroke is timed with (its `shown` field) and their names in the table.
@@ -487,6 +487,19 @@ def hostile_rows(bench: Bench) -> list[Row]:
     ]
 
 
+#: The most a big agent's page may cost, in floors (reading and assembling the agent), by
+#: page: the ratio measured when the rows were added, with room for a loaded machine.
+BIG_BUDGETS = {"changes": 4.0, "snapshot compare": 6.0, "preview compare": 8.0,
+               "snapshot": 8.0, "step trigger": 4.0, "step variables": 8.0,
+               "step messages": 8.0}
+
+
+def big_rows(bench: Bench) -> list[Row]:
+    """A big agent's pages (`gate_big`), each against reading and assembling it."""
+    gate_big.add_agent(bench)
+    return [Timed(*row) for row in gate_big.rows(bench, BIG_BUDGETS.__getitem__)]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the workspaces, run every row, print the table; 1 when a row is over budget."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gate",
@@ -501,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         bench = make_bench(Path(folder), args.sizes)
-        every = rows(bench, args.sizes) + hostile_rows(bench)
+        every = rows(bench, args.sizes) + hostile_rows(bench) + big_rows(bench)
         chosen = [row for row in every if args.only in row.name]
         outcomes = check(chosen, runs=args.runs)
     print(table(outcomes))
