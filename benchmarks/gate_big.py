@@ -27,9 +27,10 @@ BODY_CHARS = 25_000
 STEPS = ("trigger", "variables", "messages")
 
 
-def add_agent(bench) -> None:
-    """The big agent in the bench's database."""
-    big_agent.add_big_agent(bench.app, AGENT, body_chars=BODY_CHARS)
+def add_agent(bench, skills: int = big_agent.SKILLS, body_chars: int = BODY_CHARS) -> str:
+    """The big agent in the bench's database; what the rows call it."""
+    big_agent.add_big_agent(bench.app, AGENT, skills, body_chars)
+    return f"{skills} skills of {body_chars / 1000:g} KB"
 
 
 def _get(bench, path: str) -> Callable[[int], None]:
@@ -53,16 +54,17 @@ def read_and_assemble(bench, *sides: str) -> Callable[[int], None]:
     return floor
 
 
-def rows(bench, budget: Callable[[str], float]) -> list[tuple[str, Callable, Callable, str,
-                                                              float]]:
-    """(name, page, floor, floor's name, budget) of each page (`budget(page)`)."""
+def rows(bench, size: str, budget: Callable[[str], float]
+         ) -> list[tuple[str, Callable, Callable, str, float]]:
+    """(name, page, floor, floor's name, budget) of each page (`budget(page)`) of the agent
+    `add_agent` added (`size`: what it said)."""
     pages = big_agent.pages(AGENT)
     both = read_and_assemble(bench, "1", "draft")
     draft = read_and_assemble(bench, "draft")
     chosen = {"changes": both, "snapshot compare": both, "preview compare": draft,
               "snapshot": read_and_assemble(bench, "1")}
     chosen |= {f"step {step}": draft for step in STEPS}
-    return [(f"big agent: {page}, 200 skills of {BODY_CHARS // 1000} KB",
+    return [(f"big agent: {page}, {size}",
              _get(bench, pages[page]), floor,
              "read + assemble" + (" both sides" if floor is both else ""), budget(page))
             for page, floor in chosen.items()]
