@@ -49,10 +49,12 @@ OPEN_ALL = 3
 
 
 def explained(workspace: Workspace, choice: Choice, trashed: tuple[Skill, ...] = (),
-              assembled: Context | None = None) -> Explanation:
-    """`explain` for the picker's choice, as the previews assemble it (`preview.run`)."""
+              assembled: Context | None = None, only: tuple[str, ...] | None = None
+              ) -> Explanation:
+    """`explain` for the picker's choice, as the previews assemble it (`preview.run`)
+    (`only`: the steps to make, as `explain` takes them)."""
     return explain(with_provider(workspace, choice), choice.scenario, trigger=choice.trigger,
-                   message=choice.message, trashed=trashed, assembled=assembled)
+                   message=choice.message, trashed=trashed, assembled=assembled, only=only)
 
 
 #: The steps a step's page shows besides its own: the request step lists the messages'.
@@ -63,8 +65,7 @@ def step_explained(workspace: Workspace, choice: Choice, key: str,
                    trashed: tuple[Skill, ...] = ()) -> Explanation:
     """`explained`, making only what step `key`'s page shows (`SHOWS`): a step of a
     20 MB agent costs its own reading, not every step's."""
-    return explain(with_provider(workspace, choice), choice.scenario, trigger=choice.trigger,
-                   message=choice.message, trashed=trashed, only=(key, *SHOWS.get(key, ())))
+    return explained(workspace, choice, trashed, only=(key, *SHOWS.get(key, ())))
 
 
 def preview_explained(preview: Preview, trashed: tuple[Skill, ...] = ()) -> Explanation:
