@@ -488,13 +488,14 @@ def hostile_rows(bench: Bench) -> list[Row]:
 
 
 #: The most a big agent's page may cost, in floors (reading the agent and assembling it,
-#: the skills' runs kept by the memo: tens of milliseconds), by page: the ratio measured
-#: when the rows were added (14, 14, 88, 21, 5, 33 and 37), with room for a loaded
-#: machine. A whole pass brought back shows: parsing the snapshot on every view doubles
-#: the snapshot row, explaining every step the trigger step's.
-BIG_BUDGETS = {"changes": 20.0, "snapshot compare": 20.0, "preview compare": 120.0,
-               "snapshot": 30.0, "step trigger": 8.0, "step variables": 45.0,
-               "step messages": 50.0}
+#: the skills' runs kept by the memo: tens of milliseconds), by page: the ratios measured
+#: in two runs when the rows were added (Changes 14-15, Compare snapshots 14, the
+#: preview's compare 49, snapshot 19-21, the step pages 5-6, 33-41 and 37-46), with room
+#: for a loaded machine. A whole pass brought back shows: parsing the snapshot on every
+#: view doubles the snapshot row, explaining every step the trigger step's.
+BIG_BUDGETS = {"changes": 20.0, "snapshot compare": 20.0, "preview compare": 80.0,
+               "snapshot": 30.0, "step trigger": 10.0, "step variables": 60.0,
+               "step messages": 60.0}
 
 
 def big_rows(bench: Bench, skills: int = 200, body_chars: int = gate_big.BODY_CHARS
