@@ -39,7 +39,7 @@ from webapp.schema import db, models
 from webapp.views.pipeline_steps import explained
 from webapp.views.preview import Choice, preview_models, with_draft
 
-from . import gate_hostile
+from . import gate_big, gate_hostile
 from .workspaces import SCENARIO, scale_workspace
 
 #: The panels a keystroke is timed with (its `shown` field) and their names in the table.
@@ -513,6 +513,24 @@ def hostile_rows(bench: Bench) -> list[Row]:
     ]
 
 
+#: The most a big agent's page may cost, in floors (reading the agent and assembling it,
+#: the skills' runs kept by the memo: tens of milliseconds), by page: the ratios measured
+#: in two runs when the rows were added (Changes 14-15, Compare snapshots 14, the
+#: preview's compare 49, snapshot 19-21, the step pages 5-6, 33-41 and 37-46), with room
+#: for a loaded machine. A whole pass brought back shows: parsing the snapshot on every
+#: view doubles the snapshot row, explaining every step the trigger step's.
+BIG_BUDGETS = {"changes": 20.0, "snapshot compare": 20.0, "preview compare": 80.0,
+               "snapshot": 30.0, "step trigger": 10.0, "step variables": 60.0,
+               "step messages": 60.0}
+
+
+def big_rows(bench: Bench, skills: int = 200, body_chars: int = gate_big.BODY_CHARS
+             ) -> list[Row]:
+    """A big agent's pages (`gate_big`), each against reading and assembling it."""
+    size = gate_big.add_agent(bench, skills, body_chars)
+    return [Timed(*row) for row in gate_big.rows(bench, size, BIG_BUDGETS.__getitem__)]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the workspaces, run every row, print the table; 1 when a row is over budget."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gate",
@@ -527,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         bench = make_bench(Path(folder), args.sizes)
-        every = rows(bench, args.sizes) + hostile_rows(bench)
+        every = rows(bench, args.sizes) + hostile_rows(bench) + big_rows(bench)
         chosen = [row for row in every if args.only in row.name]
         outcomes = check(chosen, runs=args.runs)
     print(table(outcomes))

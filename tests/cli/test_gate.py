@@ -83,6 +83,14 @@ def test_every_row_of_the_gate_runs(bench):
     assert all(o.ratio > 0 for o in outcomes)
 
 
+def test_every_big_agent_row_runs(bench):
+    """The big agent's rows, on a small one: every page answers, each row has its figures."""
+    outcomes = gate.check(gate.big_rows(bench, 4, 2_000), runs=1, warmup=0)
+    assert [o.name for o in outcomes] == [
+        f"big agent: {page}, 4 skills of 2 KB" for page in gate.BIG_BUDGETS]
+    assert all(o.ratio > 0 for o in outcomes)
+
+
 def test_a_slowed_preview_fails_the_keystroke_rows(bench, monkeypatch):
     """The product's keystroke made ten times the work (in this test only): the gate's
     keystroke rows catch it."""

@@ -276,7 +276,7 @@ def test_token_pieces_cut_where_the_lookahead_did() -> None:
     for text in _texts(1):
         cuts = [m.end() for m in _TOKEN_CUT.finditer(text)]
         expected = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
-        assert tokens.pieces(text) == expected, repr(text)
+        assert list(tokens.pieces(text)) == expected, repr(text)
 
 
 def test_blocks_cut_where_the_lookahead_did(monkeypatch: pytest.MonkeyPatch) -> None:

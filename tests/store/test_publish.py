@@ -9,6 +9,7 @@ import pytest
 
 from webapp import store
 from webapp.pipeline import bundle_text, dump_bundle
+from webapp.store import parsed_snapshots
 
 
 @pytest.fixture
@@ -122,6 +123,27 @@ def test_the_round_trip_published_workspace_exports_as_it_was_published(session,
     assert dump_bundle(store.published_workspace(session, agent)) == before
     assert dump_bundle(store.published_workspace(session, agent, 1)) == before
     assert dump_bundle(store.load_workspace(session, agent)) != before
+
+
+def test_a_snapshot_is_parsed_once_whatever_reads_it(session, agent, monkeypatch):
+    """A published snapshot never changes: its snapshot page, a comparison with it and the
+    Changes page read one parse of its bundle, kept by its id and digest."""
+    parses = []
+    parse = parsed_snapshots.parse_json
+    monkeypatch.setattr(parsed_snapshots, "parse_json",
+                        lambda text: parses.append(text) or parse(text))
+    monkeypatch.setattr(parsed_snapshots, "_parsed", type(parsed_snapshots._parsed)(
+        "parsed snapshots", 32_000_000, weight=lambda key, parsed: parsed.chars))
+    before = store.load_workspace(session, agent)
+    store.publish(session, agent, "", expected_latest=0)
+    store.save_skill(session, agent, "intro", expected_version=1, content="Changed.\n")
+    store.publish(session, agent, "", expected_latest=1)
+    for _ in range(2):
+        assert store.published_workspace(session, agent, 1) == before
+        assert store.read_side(session, agent, "1").workspace == before
+    assert len(parses) == 1
+    assert store.read_side(session, agent, "2").workspace != before
+    assert len(parses) == 2
 
 
 def test_the_digest_is_stable_and_canonical(session, agent, full_bundle):

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from tests.support.workspaces import SIMON, many_skills
 from webapp.pipeline import Origins, TracedText, Workspace, explain, load_bundle
+from webapp.pipeline.explain import walk
+from webapp.tokens import count_tokens
 from webapp.views import pipeline_steps
-from webapp.views.pipeline_steps import SKILLS_SHOWN, StepPage, cut_line, text_shown, traced_diff
+from webapp.views.pipeline_steps import (
+    SKILLS_SHOWN,
+    StepPage,
+    cut_line,
+    step_explained,
+    text_shown,
+    traced_diff,
+)
+from webapp.views.preview import Choice
 
 
 def page(workspace: Workspace, step: str, skill: str | None = None) -> StepPage:
@@ -51,3 +61,30 @@ def test_long_texts_are_cut_and_said_so(monkeypatch):
     lines = [line for _, chunk in hunks for line in chunk]
     # 28 characters left after the two lines before it.
     assert lines[-1].text == "c" * 28 + "… [100 characters in all]"
+
+
+def test_a_step_page_makes_its_own_step_alone(monkeypatch):
+    """A step of a big agent costs its own reading: the other steps are named, not made;
+    the request step shows the messages' table, so it makes that step too."""
+    made, makers = [], dict(walk.STEPS)
+    monkeypatch.setattr(walk, "STEPS", tuple(
+        (key, lambda r, key=key: made.append(key) or makers[key](r)) for key in makers))
+    workspace = load_bundle(SIMON)
+    page_of = StepPage(step_explained(workspace, Choice(), "variables"), 4)
+    assert made == ["variables"] and page_of.step.key == "variables"
+    assert [s.key for s in page_of.steps] == list(makers)
+    assert page_of.previous.key == "roles" and page_of.next.key == "headings"
+    made.clear()
+    request = StepPage(step_explained(workspace, Choice(), "request"), 10)
+    assert made == ["messages", "request"]
+    assert request.step.key == "request" and request.shown("messages").messages
+
+
+def test_skills_listed_without_their_diff_are_not_counted(monkeypatch):
+    counted = []
+    monkeypatch.setattr(pipeline_steps, "count_tokens",
+                        lambda text: counted.append(text) or count_tokens(text))
+    many = page(many_skills(30), "headings")
+    views = many.skills
+    assert [v.before.tokens is not None for v in views] == [v.diff is not None for v in views]
+    assert len(counted) == 2 * SKILLS_SHOWN

@@ -13,7 +13,7 @@ from tests.support.pages import HTMX
 from tests.support.workspaces import many_skills
 from webapp.pipeline import assemble
 from webapp.textdiff.lines import diff_lines
-from webapp.views import diff_window
+from webapp.views import agent_preview, diff_window
 from webapp.views.diff_window import DiffFold, HunkHeader, diff_page, table_rows
 
 #: The left side has every skill (trigger dm), the right none (trigger cron): the whole
@@ -55,6 +55,21 @@ def test_without_javascript_a_fold_of_the_comparison_is_a_page(client, many):
     assert opened.status_code == 200 and html.lstrip().lower().startswith("<!doctype html>")
     assert re.search(r'<h1 id="rows-title">Rows 121–\d+ of the document diff', html)
     assert '<table class="diff diff-unified"><tbody>' in html
+
+
+def test_a_comparison_makes_its_first_lines_and_counts_the_rest(client, many, monkeypatch):
+    """Past `COMPARED_LINES` unified lines a comparison's diff is counted, not made (a
+    20 MB agent's two scenarios differ by 300,000 lines); the last page says so."""
+    monkeypatch.setattr(agent_preview, "COMPARED_LINES", 200)
+    made = []
+    real = agent_preview.diff_lines
+    monkeypatch.setattr(agent_preview, "diff_lines", lambda *a, **k: made.append(
+        k["limit"]) or real(*a, **k))
+    url = unescape(FOLD.findall(client.get(COMPARE).data.decode())[0][0])
+    assert made == [200, 200]
+    html = client.get(url, headers=HTMX).data.decode()  # the rest: the last page
+    assert not FOLD.findall(html)
+    assert re.search(r"[\d,]+ more rows of this diff are not shown\.", html)
 
 
 @pytest.mark.parametrize("query", ["diff=document&layout=split", "diff=x&layout=split&rows=1-5",

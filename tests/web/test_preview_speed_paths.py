@@ -36,7 +36,7 @@ from webapp.views.preview import Choice, build_preview
     ("a\nb", ["a\nb"]),
 ])
 def test_token_pieces(text, pieces):
-    assert tokens.pieces(text) == pieces
+    assert list(tokens.pieces(text)) == pieces
 
 
 def test_token_counts_by_pieces_add_up_to_the_whole():
@@ -54,7 +54,7 @@ def test_long_pieces_are_cut_after_single_newlines_and_still_add_up(monkeypatch)
     """A piece past `CACHED_PIECE_CHARS` (here 8) is cut after single newlines too, where
     the encoding's split starts a word, and the counts still add up to the whole."""
     monkeypatch.setattr(tokens, "CACHED_PIECE_CHARS", 8)
-    assert tokens.pieces("first line\nsecond line\n third\n/x\nlast") == [
+    assert list(tokens.pieces("first line\nsecond line\n third\n/x\nlast")) == [
         "first line\n", "second line\n third\n/x\n", "last"]
     encoding = tokens.encoding()
     assert encoding is not None
@@ -72,6 +72,33 @@ def test_a_text_past_the_exact_size_is_estimated_from_what_was_counted(monkeypat
     assert not counted.exact and "past 1,000 characters" in counted.reason
     assert abs(counted.n - 2400) <= 24
     assert tokens.count_tokens(text[:900]).exact
+
+
+def test_texts_counted_together_share_the_exact_size(monkeypatch):
+    """The Budget chart counts every part of a document: together, no more exactly than
+    one count of the document would."""
+    monkeypatch.setattr(tokens, "EXACT_CHARS", 1000)
+    text = "A sentence of plain prose.\n\n" * 20  # 560 characters, 120 tokens
+    counted = []
+    piece = tokens._count_piece
+    monkeypatch.setattr(tokens, "_count_piece", lambda p: counted.append(p) or piece(p))
+    first, second, third = tokens.count_texts([text] * 3)
+    assert 1000 <= sum(map(len, counted)) < 1100
+    assert first == tokens.count_tokens(text) and first.exact and first.n == 120
+    assert not second.exact and not third.exact and "past 1,000" in third.reason
+    assert abs(second.n - 120) <= 2 and abs(third.n - 120) <= 2
+
+
+def test_a_count_past_the_exact_size_cuts_no_further(monkeypatch):
+    """The pieces are made as they are counted: a 20 MB document's count looked at every
+    place the whole text may be cut before counting its first 4 MiB."""
+    monkeypatch.setattr(tokens, "EXACT_CHARS", 1000)
+    looked = []
+    split_before = tokens._split_before
+    monkeypatch.setattr(tokens, "_split_before",
+                        lambda char: looked.append(char) or split_before(char))
+    tokens.count_tokens("A sentence of plain prose.\n\n" * 4000)  # 4,000 places
+    assert 1000 // 28 <= len(looked) <= 1100 // 28
 
 
 def test_common_head_and_tail_match_a_plain_scan():

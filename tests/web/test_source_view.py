@@ -16,7 +16,8 @@ from tests.support.workspaces import SIMON, many_skills
 from tests.support.xss import EVIL_TAG, XSS, xss_bundle
 from webapp.bounds.lru import LRU
 from webapp.pipeline import Origin, Skill, Workspace, load_bundle
-from webapp.render import highlight_markdown_lines
+from webapp.render import guard, highlight, highlight_markdown_lines
+from webapp.render.blocks import source_blocks
 from webapp.views import source_table as source_view
 from webapp.views.preview import Choice, build_preview, run
 
@@ -226,3 +227,35 @@ def test_numbers_follow_the_run_where_it_is_shown():
     assert run.numbered(0) is first
     moved = run.numbered(40)
     assert '"num">41<' in moved and '"num">42<' in moved and '"num">1<' not in moved
+
+
+@pytest.mark.parametrize("text", [
+    "# Title\n\nA line.\n\n```\ncode\n```\n\nLast.\n",
+    "one\ntwo\rthree\u2028four\n\nfive\n",
+    "\n\n\n",
+    "".join(f"line {i} of one long block\n" for i in range(3000)),
+], ids=["blocks", "separators", "blank lines", "one long block"])
+def test_a_window_of_the_source_is_the_whole_one_where_it_shows(text, monkeypatch):
+    """With spans (a window of the Source table), the lines shown are the whole source's
+    lines; a block holding none of them is empty lines, not highlighted."""
+    whole = highlight_markdown_lines(text)
+    spans = [(1, 3), (len(whole) - 2, len(whole) + 5)]
+    asked = []
+    made = highlight._made
+    monkeypatch.setattr(highlight, "_made", lambda judged: asked.extend(judged) or made(judged))
+    window = highlight_markdown_lines(text, spans)
+    assert len(window) == len(whole)
+    for at, (line, shown) in enumerate(zip(whole, window, strict=True)):
+        inside = any(a <= at < b for a, b in spans)
+        assert shown == line if inside else shown in (line, Markup("")), at
+    asked.clear()
+    highlight_markdown_lines(text, [(0, 1)])
+    assert [block for block, _ in asked] in ([], source_blocks(text)[:1])  # the first alone
+    # A block too long to highlight (priced out here): only the lines shown are escaped.
+    monkeypatch.setattr(highlight, "highlight_cost", lambda block: guard.BLOCK_BUDGET * 2)
+    asked.clear()
+    plain = highlight_markdown_lines(text, spans)
+    assert not asked
+    assert [line for line in plain if line] == [
+        line for at, line in enumerate(highlight.plain_lines(text))
+        if any(a <= at < b for a, b in spans) and line]

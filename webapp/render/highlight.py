@@ -6,7 +6,9 @@ Pygments escapes its input, so its output is safe HTML whatever the text.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from io import StringIO
+from itertools import accumulate
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -59,25 +61,85 @@ _highlighted: LRU[str, tuple[Markup, ...]] = LRU(
     weight=lambda text, lines: len(text) + sum(map(len, lines)))
 
 
-def highlight_markdown_lines(text: str) -> list[Markup]:
+def highlight_markdown_lines(text: str, spans: Sequence[tuple[int, int]] | None = None
+                             ) -> list[Markup]:
     """The markdown source of `text`, highlighted, one HTML string per line.
 
     Highlighted a block at a time (see `webapp.render.blocks`), each block's lines cached;
     a block too long to highlight (`webapp.render.guard`), or whose highlighting overran its
     deadline in a worker process (`webapp.bounds.deadlines`), is shown escaped, line by line.
+    With `spans` (`(start, end)` line ranges, 0-based, end excluded), only the lines a
+    window shows are made: a block holding none of them is that many empty lines, and a
+    block too long to highlight has only those lines escaped (a 20 MB document without
+    a blank line is one block, and its Source table shows a few hundred lines).
     """
-    judged = list(judge(source_blocks(text), highlight_cost))
+    blocks = source_blocks(text)
+    if spans is not None:
+        return _window(blocks, spans)
+    return [line for lines in _made(list(judge(blocks, highlight_cost))) for line in lines]
+
+
+def _made(judged: list[tuple[str, bool]]) -> list[tuple[Markup, ...]]:
+    """Each block's lines: highlighted when cheap (cached; the missing ones in a worker),
+    escaped when not or when the worker overran."""
     cached = [_highlighted.get(block) if cheap else plain_lines(block) for block, cheap in judged]
     missing = list(dict.fromkeys(block for (block, _), lines in zip(judged, cached, strict=True)
                                  if lines is None))
     made = deadlines.map_cached("highlight", highlight_lines, missing, _highlighted, plain_lines)
-    return [line for (block, _), lines in zip(judged, cached, strict=True)
-            for line in (made[block] if lines is None else lines)]
+    return [made[block] if lines is None else lines
+            for (block, _), lines in zip(judged, cached, strict=True)]
+
+
+def _window(blocks: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[Markup]:
+    """`highlight_markdown_lines` of the blocks holding a line of `spans`, and each other
+    line empty."""
+    counts = [line_count(block) for block in blocks]
+    starts = list(accumulate(counts, initial=0))
+    inside = [i for i, count in enumerate(counts)
+              if any(a < starts[i] + count and starts[i] < b for a, b in spans)]
+    cheap = dict(zip(inside, (c for _, c in judge([blocks[i] for i in inside], highlight_cost)),
+                     strict=True))
+    made = iter(_made([(blocks[i], True) for i in inside if cheap[i]]))
+    lines: list[Markup] = []
+    for i, block in enumerate(blocks):
+        if cheap.get(i):
+            lines += next(made)
+            continue
+        shown = [Markup("")] * counts[i]
+        if i in cheap:  # too long to highlight: the lines shown escaped, the others empty
+            texts = plain_lines_of(block)
+            for a, b in spans:
+                for at in range(max(a, starts[i]), min(b, starts[i] + counts[i])):
+                    shown[at - starts[i]] = escape(texts[at - starts[i]])
+        lines += shown
+    return lines
+
+
+def line_count(text: str) -> int:
+    """The lines `plain_lines(text)` (and `highlight_lines`) gives, without making them."""
+    if _cut_elsewhere(text):
+        return len(text.splitlines()) or 1
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def plain_lines_of(text: str) -> list[str]:
+    """`text`'s lines as `plain_lines` cuts them, not escaped."""
+    if _cut_elsewhere(text):
+        return text.splitlines() or [""]
+    lines = text.split("\n")
+    if lines[-1] == "" and len(lines) > 1:
+        lines.pop()
+    return lines
+
+
+def _cut_elsewhere(text: str) -> bool:
+    """Whether `str.splitlines` cuts `text` somewhere besides its newlines."""
+    return any(char in text for char in "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 def plain_lines(text: str) -> tuple[Markup, ...]:
     """`text` escaped, one HTML string per line, as many lines as `highlight_lines` gives."""
-    if "\r" in text or any(char in text for char in "\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+    if _cut_elsewhere(text):
         return tuple(escape(line) for line in text.splitlines()) or (Markup(""),)
     # Escaped at once and split on newlines, as `splitlines` would: much faster a line.
     lines = [Markup(line) for line in str(escape(text)).split("\n")]

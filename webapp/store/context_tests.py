@@ -18,6 +18,7 @@ from webapp.bounds import deadlines
 from webapp.pipeline import (
     DIRECT_SEARCH,
     Context,
+    Search,
     TestResult,
     Workspace,
     assemble,
@@ -54,13 +55,14 @@ class TestRun:
 
 
 def run(workspace: Workspace, scenario: str | None = None,
-        contexts: dict[str, Context] | None = None) -> TestRun:
+        contexts: dict[str, Context] | None = None, search: Search | None = None) -> TestRun:
     """The tests of every scenario of `workspace` (or of `scenario`), with the built-in
-    ones unless the agent switched them off."""
+    ones unless the agent switched them off; patterns searched by `search` (by default
+    `bounded_search`)."""
     return TestRun(tuple(run_tests(workspace, lambda text: count_tokens(text).n,
                                    scenario=scenario, contexts=contexts,
                                    builtin=workspace.agent.builtin_tests,
-                                   search=bounded_search)))
+                                   search=search or bounded_search)))
 
 
 def bounded_search(pattern: str, text: str) -> bool | None:

@@ -51,6 +51,7 @@ from .agents import AgentRef, get_agent
 from .errors import NotFound, PublishConflict, TestsFailing, ValidationError
 from .folders import manifest_of
 from .labels import LABEL, LATEST, NUMBER, PRODUCTION, point_at, reference
+from .parsed_snapshots import parsed_snapshot
 from .skills import list_skills
 from .transactions import change, rows
 from .webhooks import enqueue, published_data
@@ -112,7 +113,7 @@ def get_snapshot(session: Session, agent: AgentRef, number: int | None = None
 
 def snapshot_workspace(snapshot: models.PublishedSnapshot) -> Workspace:
     """The pipeline `Workspace` a snapshot holds, read from its bundle text."""
-    return load_bundle(parse_json(snapshot.bundle))
+    return parsed_snapshot(snapshot).workspace
 
 
 def published_workspace(session: Session, agent: AgentRef, number: int | None = None

@@ -20,8 +20,6 @@ from webapp.pipeline import (
     SkillFile,
     Workspace,
     dump_bundle,
-    load_bundle,
-    parse_json,
     read_folder,
 )
 from webapp.schema import models
@@ -39,7 +37,7 @@ from .changes import (
 )
 from .labels import reference
 from .log import DRAFT
-from .publish import get_snapshot, resolve
+from .publish import get_snapshot, parsed_snapshot, resolve
 from .skills import list_skills
 from .workspaces import bundle_workspace
 
@@ -85,8 +83,8 @@ def read_side(session: Session, agent: AgentRef, ref: str) -> Side:
 
 def snapshot_side(snapshot: models.PublishedSnapshot) -> Side:
     """A snapshot as one side of a comparison."""
-    bundle = parse_json(snapshot.bundle)
-    return Side(snapshot, bundle, dict(snapshot.skill_versions), load_bundle(bundle))
+    parsed = parsed_snapshot(snapshot)
+    return Side(snapshot, parsed.bundle, dict(snapshot.skill_versions), parsed.workspace)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import re
 import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -149,24 +150,38 @@ def count_tokens(text: str) -> TokenCount:
     Special-token strings in the text count as ordinary text: skill content is data, and
     `<|endoftext|>` typed by an author is not the end-of-text token.
     """
+    return count_texts([text])[0]
+
+
+def count_texts(texts: Sequence[str]) -> list[TokenCount]:
+    """Each of `texts`' counts (`count_tokens`), the texts sharing `EXACT_CHARS`: counted
+    exactly, in order, until that many characters are counted in all, and the rest at the
+    rate of what was counted (marked so). A chart of every part of a 20 MB document
+    counts what one count of it would, not the 20 MB."""
     enc = encoding()
     if enc is None:
-        return TokenCount(estimate(text), exact=False, reason=_loader.error)
-    counted, chars = [], 0
-    for piece in pieces(text):
-        if chars >= EXACT_CHARS:
-            break
-        counted.append(_count_piece(piece))
-        chars += len(piece)
-    n = sum(abs(count) for count in counted)
-    if chars < len(text):  # the rest at the rate of what was counted
-        n += -(-(len(text) - chars) * max(n, 1) // chars)
-        return TokenCount(n, exact=False, reason=f"past {EXACT_CHARS:,} characters the count "
-                                                 f"is estimated from the first {chars:,}")
-    if any(count < 0 for count in counted):
-        return TokenCount(n, exact=False, reason=f"a word of more than {LONG_WORD:,} "
-                                                 "characters is estimated")
-    return TokenCount(n, exact=True)
+        return [TokenCount(estimate(text), exact=False, reason=_loader.error)
+                for text in texts]
+    found, tokens, chars = [], 0, 0  # what was counted exactly, of all the texts
+    for text in texts:
+        counted, done = [], 0
+        for piece in pieces(text):
+            if chars + done >= EXACT_CHARS:
+                break
+            counted.append(_count_piece(piece))
+            done += len(piece)
+        n = sum(abs(count) for count in counted)
+        tokens, chars = tokens + n, chars + done
+        if done < len(text):  # the rest at the rate of what was counted
+            n += -(-(len(text) - done) * max(tokens, 1) // max(chars, 1))
+            found.append(TokenCount(n, exact=False, reason=f"past {EXACT_CHARS:,} characters "
+                                    f"the count is estimated from the first {chars:,}"))
+        elif any(count < 0 for count in counted):
+            found.append(TokenCount(n, exact=False, reason=f"a word of more than "
+                                    f"{LONG_WORD:,} characters is estimated"))
+        else:
+            found.append(TokenCount(n, exact=True))
+    return found
 
 
 #: The characters of a text counted exactly: about a million tokens, the largest window of
@@ -201,35 +216,36 @@ _counts: LRU[str, int] = LRU("token counts of pieces", 8_000_000,
                              weight=lambda piece, count: len(piece))
 
 
-def pieces(text: str) -> list[str]:
+def pieces(text: str) -> Iterator[str]:
     """`text` cut after its blank lines, where the token count of the parts adds up to the
     whole; a piece longer than `CACHED_PIECE_CHARS` is cut after single newlines too, into
     parts of about half that or more, so that a text without blank lines is remembered
-    too."""
-    cuts = [match.end() for match in _NEWLINE_RUN.finditer(text)
-            if match.end() < len(text) and _split_before(text[match.end()])]
-    return [part for start, stop in zip([0, *cuts], [*cuts, len(text)], strict=True)
-            for part in _parts(text[start:stop])]
+    too. Made as they are read: a count that stops at `EXACT_CHARS` cuts no further."""
+    start = 0
+    for match in _NEWLINE_RUN.finditer(text):
+        end = match.end()
+        if end < len(text) and _split_before(text[end]):
+            yield from _parts(text, start, end)
+            start = end
+    yield from _parts(text, start, len(text))
 
 
 _NEWLINES = re.compile(r"\n+")
 
 
-def _parts(piece: str) -> list[str]:
-    """A long piece cut where a run of newlines ends before a character the encoding's
-    split starts a new word at (as between blank lines), into parts of at least half of
-    `CACHED_PIECE_CHARS` but the last."""
-    if len(piece) <= CACHED_PIECE_CHARS:
-        return [piece]
-    parts, start = [], 0
-    for match in _NEWLINES.finditer(piece):
+def _parts(text: str, start: int, stop: int) -> Iterator[str]:
+    """The piece `text[start:stop]` cut where a run of newlines ends before a character
+    the encoding's split starts a new word at (as between blank lines), into parts of at
+    least half of `CACHED_PIECE_CHARS` but the last."""
+    if stop - start <= CACHED_PIECE_CHARS:
+        yield text[start:stop]
+        return
+    for match in _NEWLINES.finditer(text, start, stop):
         end = match.end()
-        if (end - start >= CACHED_PIECE_CHARS // 2 and end < len(piece)
-                and _split_before(piece[end])):
-            parts.append(piece[start:end])
+        if end - start >= CACHED_PIECE_CHARS // 2 and end < stop and _split_before(text[end]):
+            yield text[start:end]
             start = end
-    parts.append(piece[start:])
-    return parts
+    yield text[start:stop]
 
 
 def _split_before(char: str) -> bool:

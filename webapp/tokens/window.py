@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from webapp.pipeline import Agent, Context, Diagnostic, line_runs
-from webapp.tokens import TokenCount, count_tokens
+from webapp.tokens import TokenCount, count_texts, count_tokens
 
 #: From this share of the window on, the budget is "near" and says so with a warning.
 NEAR = 0.9
@@ -67,6 +67,7 @@ class Part:
     name: str
     tokens: int
     skill: str | None = None  # the skill to link to, for a skill's own lines
+    exact: bool = True  # False: estimated (`count_texts`: past the characters counted)
 
     @property
     def label(self) -> str:
@@ -83,7 +84,8 @@ _GROUPS = {"title": ("structure", "title, roles and separators"),
 
 def breakdown(context: Context) -> list[Part]:
     """What fills the window, largest first: the document's lines grouped by where they
-    came from (`context.origins`), each group's text counted on its own."""
+    came from (`context.origins`), each group's text counted on its own, all of them
+    sharing what one count may count exactly (`count_texts`)."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     lines, at = context.document.split("\n"), 0
     for origin, count in line_runs(context.origins):  # a run of lines of one origin at a time
@@ -95,7 +97,7 @@ def breakdown(context: Context) -> list[Part]:
             key = ("skill", origin.skill or "?")
         groups[key] += lines[at:at + count]
         at += count
-    parts = [Part(kind, name, count_tokens("\n".join(lines)).n,
-                  name if kind == "skill" else None)
-             for (kind, name), lines in groups.items()]
+    counts = count_texts(["\n".join(lines) for lines in groups.values()])
+    parts = [Part(kind, name, counted.n, name if kind == "skill" else None, counted.exact)
+             for (kind, name), counted in zip(groups, counts, strict=True)]
     return sorted(parts, key=lambda part: (-part.tokens, part.kind, part.name))

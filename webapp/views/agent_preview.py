@@ -15,7 +15,7 @@ from webapp.textdiff.lines import Diff, diff_lines
 from webapp.tokens import TokenCount, count_tokens
 from webapp.tokens.window import Budget, Part, breakdown, budget_of
 
-from .diff_window import Item, diff_page
+from .diff_window import COMPARED_LINES, Item, diff_page
 from .document_window import DocumentWindow
 from .messages import (
     BODY_CUT,
@@ -126,7 +126,9 @@ def build_comparison(workspace: Workspace, a: Choice, b: Choice, models: Models)
 
 
 def compared(left: Context, right: Context, which: str) -> Diff:
-    """The diff of two contexts' `document` or `messages` (as `messages_text`)."""
+    """The diff of two contexts' `document` or `messages` (as `messages_text`), its first
+    `COMPARED_LINES` lines made."""
     if which == "document":
-        return diff_lines(left.document, right.document)
-    return diff_lines(messages_text(left.messages), messages_text(right.messages))
+        return diff_lines(left.document, right.document, limit=COMPARED_LINES)
+    return diff_lines(messages_text(left.messages), messages_text(right.messages),
+                      limit=COMPARED_LINES)

@@ -25,6 +25,12 @@ from webapp.textdiff.lines import Diff, DiffLine, Row
 
 #: Rows of a diff's table sent at once (a hunk's header counts as a row).
 DIFF_PAGE = 120
+#: Unified lines of a comparison's diff made, for its folds to page through (83 pages);
+#: past them the diff counts its lines (`diff_lines`' `limit`), and the last page says how
+#: many are not shown. Two scenarios of an agent of 200 skills of 100 KB differ by 300,000
+#: lines: each made as a line (and sent back from the diff's worker) took seconds, and
+#: the page sends 120.
+COMPARED_LINES = 10_000
 #: Rows (or lines) of a stage of the Pipeline tab sent at once: a stage that touches every
 #: line of a 2 KB skill was 120 rows a layout, and the tab 125 KB per keystroke.
 STAGE_PAGE = 30

@@ -22,6 +22,7 @@ from webapp.pipeline import (
     Skill,
     SkillStep,
     Step,
+    StepName,
     TracedText,
     Workspace,
     explain,
@@ -48,10 +49,23 @@ OPEN_ALL = 3
 
 
 def explained(workspace: Workspace, choice: Choice, trashed: tuple[Skill, ...] = (),
-              assembled: Context | None = None) -> Explanation:
-    """`explain` for the picker's choice, as the previews assemble it (`preview.run`)."""
+              assembled: Context | None = None, only: tuple[str, ...] | None = None
+              ) -> Explanation:
+    """`explain` for the picker's choice, as the previews assemble it (`preview.run`)
+    (`only`: the steps to make, as `explain` takes them)."""
     return explain(with_provider(workspace, choice), choice.scenario, trigger=choice.trigger,
-                   message=choice.message, trashed=trashed, assembled=assembled)
+                   message=choice.message, trashed=trashed, assembled=assembled, only=only)
+
+
+#: The steps a step's page shows besides its own: the request step lists the messages'.
+SHOWS = {"request": ("messages",)}
+
+
+def step_explained(workspace: Workspace, choice: Choice, key: str,
+                   trashed: tuple[Skill, ...] = ()) -> Explanation:
+    """`explained`, making only what step `key`'s page shows (`SHOWS`): a step of a
+    20 MB agent costs its own reading, not every step's."""
+    return explained(workspace, choice, trashed, only=(key, *SHOWS.get(key, ())))
 
 
 def preview_explained(preview: Preview, trashed: tuple[Skill, ...] = ()) -> Explanation:
@@ -64,10 +78,11 @@ def preview_explained(preview: Preview, trashed: tuple[Skill, ...] = ()) -> Expl
 
 @dataclass(frozen=True, slots=True)
 class Count:
-    """A text's size: lines and tokens."""
+    """A text's size: lines and tokens (None: not counted, for a skill's part a step page
+    lists without its diff: 200 skills of 100 KB are 40 MB to count, seconds a page)."""
 
     lines: int
-    tokens: TokenCount
+    tokens: TokenCount | None = None
 
 
 def count(text: TracedText) -> Count:
@@ -139,8 +154,8 @@ def traced_diff(before: TracedText, after: TracedText) -> Traced:
 
 @dataclass(frozen=True, slots=True)
 class SkillView:
-    """A skill's part of a skill stage as the page shows it (`diff` None: not made, past
-    `SKILLS_SHOWN`)."""
+    """A skill's part of a skill stage as the page shows it (`diff` None: not made, nor
+    its tokens counted, past `SKILLS_SHOWN`)."""
 
     part: SkillStep
     before: Count
@@ -154,6 +169,7 @@ class StepPage:
     """One step of the pipeline, with its neighbours, as its page shows it."""
 
     explanation: Explanation
+    #: The step's place among every step (`Explanation.outline`).
     index: int
     #: The skill asked for (`?skill=`): its part is open and its diff made first.
     skill: str | None = None
@@ -161,19 +177,27 @@ class StepPage:
 
     @property
     def step(self) -> Step:
-        return self.explanation.steps[self.index]
+        found = self.explanation.index(self.steps[self.index].key)
+        assert found is not None, "the explanation made the page's step"
+        return self.explanation.steps[found]
 
     @property
-    def steps(self) -> tuple[Step, ...]:
-        return self.explanation.steps
+    def steps(self) -> tuple[StepName, ...]:
+        return self.explanation.outline
 
     @property
-    def previous(self) -> Step | None:
+    def previous(self) -> StepName | None:
         return self.steps[self.index - 1] if self.index else None
 
     @property
-    def next(self) -> Step | None:
+    def next(self) -> StepName | None:
         return self.steps[self.index + 1] if self.index + 1 < len(self.steps) else None
+
+    def shown(self, key: str) -> Step:
+        """Another step the page shows (`SHOWS`)."""
+        found = self.explanation.index(key)
+        assert found is not None, f"the explanation made step {key}"
+        return self.explanation.steps[found]
 
     @functools.cached_property
     def before(self) -> Count:
@@ -199,8 +223,9 @@ class StepPage:
         shown = {p.d_tag for p in [*wanted, *parts][:SKILLS_SHOWN]}
         first_changed = next((p.d_tag for p in parts if p.changed), None)
         opened = (self.skill if wanted else first_changed)
-        return [SkillView(p, count(p.before), count(p.after),
-                          traced_diff(p.before, p.after) if p.d_tag in shown else None,
+        return [SkillView(p, *((count(p.before), count(p.after),
+                                traced_diff(p.before, p.after)) if p.d_tag in shown else
+                               (Count(p.before.lines), Count(p.after.lines), None)),
                           len(parts) <= OPEN_ALL or p.d_tag == opened)
                 for p in parts]
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from webapp import store
 from webapp.pipeline import Context, Origin, Workspace, assemble
 from webapp.schema import models
-from webapp.store import context_tests
+from webapp.store import context_tests, test_runs
 from webapp.textdiff.lines import Diff, DiffLine, diff_lines
 
 from .messages import messages_text
@@ -234,7 +234,7 @@ def changes_page(session: Session, agent: str) -> ChangesPage:
         changes = store.changes_since(session, agent, latest.number)
         scenarios = scenario_changes(store.snapshot_workspace(latest),
                                      store.load_workspace(session, agent))
-    tests = context_tests.run(store.load_workspace(session, agent)) if unpublished else None
+    tests = test_runs.run_kept(store.load_workspace(session, agent)) if unpublished else None
     served = store.labelled_or_none(session, agent) if latest is not None else None
     return ChangesPage(latest, snapshots, changes, scenarios, unpublished, tests, served)
 

@@ -53,7 +53,7 @@ def source_rows(document: str, provenance: Sequence[Origin], d_tag: str | None,
     (`(start, end)` line ranges, 0-based, end excluded, in order), only those lines are
     built, one item per span (the Document tab's window, `document_window`).
     """
-    lines = highlight_markdown_lines(document)
+    lines = highlight_markdown_lines(document, spans)
     links: dict[str, Markup] = {}  # one url_for per skill and request
 
     def rows(start: int, end: int) -> list[Markup]:

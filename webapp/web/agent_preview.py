@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, current_app, g, request, url_for
 from webapp import store
 from webapp.pipeline import Skill, Workspace
 from webapp.schema.db import get_session
-from webapp.store import context_tests
+from webapp.store import test_runs
 from webapp.views.agent_preview import build, build_comparison, compared
 from webapp.views.diff_window import DIFFS, LAYOUTS, STAGE_LAYOUTS, DiffFold, diff_page
 from webapp.views.document_window import VIEWS, DocumentWindow, is_count, parse_lines
@@ -68,9 +68,9 @@ def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:
     """Every scenario's context tests on the draft, and on the snapshot the agent is given
     (the `production` label's; None when there is none), for the Tests tab."""
     served = store.labelled_or_none(get_session(), agent)
-    published = (context_tests.run(store.snapshot_workspace(served))
+    published = (test_runs.run_kept(store.snapshot_workspace(served))
                  if served is not None else None)
-    return {"draft": context_tests.run(workspace), "published": published,
+    return {"draft": test_runs.run_kept(workspace), "published": published,
             "number": served.number if served is not None else None}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, request, url_for
 
 from webapp.pipeline import Workspace
-from webapp.views.pipeline_steps import StepPage, explained
+from webapp.views.pipeline_steps import StepPage, explained, step_explained
 from webapp.views.preview import Choice, preview_models
 
 from .access import requires
@@ -46,10 +46,10 @@ def show(agent: str, step: str) -> Response:
     presentation layout)."""
     workspace = load_workspace(agent)
     choice, errors = picker_choice(request.args, workspace)
-    explanation = explained(workspace, choice, load_trash(agent))
-    index = explanation.index(step)
+    explanation = step_explained(workspace, choice, step, load_trash(agent))
+    index = explanation.place(step)
     if index is None:
-        keys = ", ".join(s.key for s in explanation.steps)
+        keys = ", ".join(s.key for s in explanation.outline)
         abort(404, description=f"The pipeline has no step “{step}”; its steps are {keys}.")
     page = StepPage(explanation, index, request.args.get("skill") or None,
                     preview_models(current_app.config))

@@ -7,10 +7,11 @@ request, log), `data` holds what a step is, and `words` the steps' names and the
 they use.
 """
 
-from .data import Explanation, MessageShape, Selection, Step
+from .data import Explanation, MessageShape, Selection, Step, StepName
 from .skills import READERS, BlockUse, SectionStep, SkillStep, TracedText, ValueUse
 from .walk import STEPS, explain
 from .words import STEP_WORDS
 
 __all__ = ["READERS", "STEPS", "STEP_WORDS", "BlockUse", "Explanation", "MessageShape",
-           "SectionStep", "Selection", "SkillStep", "Step", "TracedText", "ValueUse", "explain"]
+           "SectionStep", "Selection", "SkillStep", "Step", "StepName", "TracedText",
+           "ValueUse", "explain"]

@@ -6,12 +6,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from ..blocks import parse_skill
 from ..origins import OriginsBuilder
 from ..result import Context
 from ..variables import Resolver
 from ..workspace import Scenario, Skill, Workspace
-from .skills import SkillStep, TracedText
+from .skills import EMPTY, SkillStep, TracedText, body_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +66,18 @@ class Step:
         return self.before.text != self.after.text or self.before.lines != self.after.lines
 
 
+class StepName(NamedTuple):
+    """A step's address and name, as a list of every step shows it."""
+
+    key: str
+    name: str
+
+
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """Every step of one assembly, in order, and the assembly itself."""
+    """The steps of one assembly that were asked for (every step unless `explain` was
+    given `only`), in order, the assembly itself, and every step's key and name
+    (`outline`, whichever were made)."""
 
     agent: str
     scenario: str | None
@@ -74,10 +85,16 @@ class Explanation:
     mode: str
     steps: tuple[Step, ...]
     context: Context = field(repr=False)
+    outline: tuple[StepName, ...] = ()
 
     def index(self, key: str) -> int | None:
-        """Where the step `key` is in `steps` (None: there is no such step)."""
+        """Where the step `key` is in `steps` (None: there is no such step, or it was not
+        made)."""
         return next((i for i, step in enumerate(self.steps) if step.key == key), None)
+
+    def place(self, key: str) -> int | None:
+        """Where the step `key` is in `outline`: among every step (None: no such step)."""
+        return next((i for i, step in enumerate(self.outline) if step.key == key), None)
 
 
 @dataclass
@@ -91,9 +108,19 @@ class Reading:
     contents: Mapping[str, str]  # each skill's text as assembled (drafts in place)
     trashed: Sequence[Skill]
     selected: list[Skill]
-    #: Each selected skill's text after each stage: "body" (its own text, the template
-    #: part set aside), then one per stage of `STAGES`.
-    texts: dict[str, list[TracedText]]
+
+    @functools.cached_property
+    def texts(self) -> dict[str, list[TracedText]]:
+        """Each selected skill's text after each stage: "body" (its own text, the template
+        part set aside), then one per stage of `STAGES` (made for the skills' steps
+        alone: parsing every skill again is a tenth of a 20 MB agent's explanation)."""
+        texts = {}
+        for trace in self.context.trace:
+            parsed = parse_skill(trace.d_tag, trace.stages[0].text)  # its text as assembled
+            texts[trace.d_tag] = [body_text(trace.d_tag, parsed), *(
+                TracedText(stage.text, stage.origins) if stage.origins else EMPTY
+                for stage in trace.stages[1:])]
+        return texts
 
     @functools.cached_property
     def document(self) -> TracedText:
@@ -105,8 +132,17 @@ class Reading:
         `---` rules that join parts and separate messages."""
         texts = self.document.texts()
         kept, origins = [], OriginsBuilder()
-        for at, count, kind, _ in self.document.spans():
-            if kind not in ("title", "separator"):
-                kept += texts[at:at + count]
-                origins.extend(self.document.origins[at:at + count])
+        runs = [[at, at + count] for at, count, kind, _ in self.document.spans()
+                if kind not in ("title", "separator")]
+        # Next runs kept as one: a document whose every line holds a value has a span a
+        # line, and each extend costs a slice of the origins.
+        joined: list[list[int]] = []
+        for run in runs:
+            if joined and joined[-1][1] == run[0]:
+                joined[-1][1] = run[1]
+            else:
+                joined.append(run)
+        for start, stop in joined:
+            kept += texts[start:stop]
+            origins.extend(self.document.origins[start:stop])
         return TracedText("\n".join(kept), origins.build())

@@ -233,6 +233,9 @@ def read_roles(r: SkillReading) -> SkillStep:
 
 def read_variables(r: SkillReading) -> SkillStep:
     values: dict[tuple[str, str | None, int | None], ValueUse] = {}
+    # What a name calls and gives is the same wherever it is written: found once a name
+    # (a 100 KB skill with a `{{name}}` a line writes a few names ten thousand times).
+    filled: dict[str, tuple[str, str, str, str]] = {}
     for at, text in enumerate(r.before.texts()):
         if "{{" not in text:
             continue
@@ -241,14 +244,9 @@ def read_variables(r: SkillReading) -> SkillStep:
             key = (ph.name, origin.skill, origin.line)
             if key in values:
                 continue
-            source = source_of(r.workspace, ph.name)
-            resolved = r.resolver.resolve(ph.name)
-            values[key] = ValueUse(
-                ph.name, origin.skill, origin.line,
-                source.kind if source else "unknown",
-                source.binding.tool if source else "",
-                formatter_of(source.binding) if source else "",
-                resolved.text if resolved else "")
+            if ph.name not in filled:
+                filled[ph.name] = _filled(r, ph.name)
+            values[key] = ValueUse(ph.name, origin.skill, origin.line, *filled[ph.name])
     found = tuple(values.values())
     if not found:
         note = f"{r.d_tag} uses no `{{{{name}}}}` here: nothing to fill in."
@@ -305,6 +303,14 @@ def read_sections(r: SkillReading) -> SkillStep:
     if parsed.problems:
         note += f" {plural(len(parsed.problems), 'section')} could not be read (see Problems)."
     return r.step(note, sections=sections, template=template)
+
+
+def _filled(r: SkillReading, name: str) -> tuple[str, str, str, str]:
+    """What `{{name}}` calls (its kind, tool and formatter) and the value it gives."""
+    source = source_of(r.workspace, name)
+    resolved = r.resolver.resolve(name)
+    return (source.kind if source else "unknown", source.binding.tool if source else "",
+            formatter_of(source.binding) if source else "", resolved.text if resolved else "")
 
 
 #: A reader for each stage of `STAGES`, by the stage's name.

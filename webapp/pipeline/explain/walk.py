@@ -14,7 +14,7 @@ pipeline's own table (`stages.STAGES`), each read by `skills.READERS`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ..assemble import assemble, pick_scenario, selects
 from ..blocks import parse_skill
@@ -23,14 +23,12 @@ from ..result import Context
 from ..stages import STAGES
 from ..variables import Resolver
 from ..workspace import Scenario, Skill, Workspace
-from .data import Explanation, Reading, Selection, Step
+from .data import Explanation, Reading, Selection, Step, StepName
 from .layout import joined_step, log_step, messages_step, request_step, title_step
 from .skills import (
-    EMPTY,
     READERS,
     SkillReading,
     TracedText,
-    body_text,
     joined,
     listed,
     plural,
@@ -140,20 +138,11 @@ STEPS: tuple[tuple[str, Callable[[Reading], Step]], ...] = (
 )
 
 
-def _stage_texts(context: Context) -> dict[str, list[TracedText]]:
-    texts = {}
-    for trace in context.trace:
-        parsed = parse_skill(trace.d_tag, trace.stages[0].text)  # its text as assembled
-        texts[trace.d_tag] = [body_text(trace.d_tag, parsed), *(
-            TracedText(stage.text, stage.origins) if stage.origins else EMPTY
-            for stage in trace.stages[1:])]
-    return texts
-
-
 def explain(workspace: Workspace, scenario: str | Scenario | None = None, *,
             trigger: str | None = None, message: str | None = None,
             overrides: Mapping[str, str] | None = None, trashed: Sequence[Skill] = (),
-            assembled: Context | None = None) -> Explanation:
+            assembled: Context | None = None, only: Collection[str] | None = None
+            ) -> Explanation:
     """The pipeline stage by stage for one assembly, as `Step`s in order.
 
     Args:
@@ -161,6 +150,8 @@ def explain(workspace: Workspace, scenario: str | Scenario | None = None, *,
         trashed: the agent's skills in the trash, listed as not selected.
         assembled: what `assemble` returned for exactly these arguments, when the caller
             has it already (else `explain` assembles).
+        only: the keys of the steps to make (None: every step); a page of one step makes
+            that one, and `Explanation.outline` still names them all.
 
     Returns:
         An `Explanation`. Never raises on bad input, as `assemble` does not.
@@ -172,14 +163,16 @@ def explain(workspace: Workspace, scenario: str | Scenario | None = None, *,
     resolver = Resolver(workspace, chosen, chosen.message if message is None else message)
     contents = {s.d_tag: overrides.get(s.d_tag, s.content) for s in workspace.skills}
     selected = [s for s in workspace.skills if selects(s, context.trigger)]
-    reading = Reading(workspace, context, chosen, resolver, contents, trashed, selected,
-                      _stage_texts(context))
+    reading = Reading(workspace, context, chosen, resolver, contents, trashed, selected)
     steps = []
     for key, make in STEPS:
+        if only is not None and key not in only:
+            continue
         name, does, rule = STEP_WORDS[key]
         terms = tuple((term, *TERMS[term]) for term in STEP_TERMS.get(key, ()))
         steps.append(dataclasses.replace(make(reading), key=key, name=name, does=does,
                                          rule=rule, terms=terms))
     return Explanation(workspace.agent.name, context.scenario, context.trigger,
-                       workspace.agent.message_mode, tuple(steps), context)
+                       workspace.agent.message_mode, tuple(steps), context,
+                       tuple(StepName(key, STEP_WORDS[key][0]) for key, _ in STEPS))
 
