@@ -1,11 +1,12 @@
 """Streamable HTTP on the WSGI app: one request, answered by the SDK's own transport.
 
-The app is WSGI (gunicorn's sync workers in production) and the SDK's transport is ASGI.
-Each POST is handed whole to the SDK's `StreamableHTTPSessionManager` in its stateless,
-JSON-response mode, driven in an event loop of its own for that request (`anyio.run`):
-no session outlives the request, so any worker may answer any request and nothing is
-kept between them (no session to bound, none to lose on a restart). The body is read by
-Flask, under the app's body limit, before the SDK sees it.
+The app is WSGI (gunicorn in production) and the SDK's transport is ASGI. Each POST is
+handed whole to the SDK's `StreamableHTTPSessionManager` in its stateless, JSON-response
+mode, driven in an event loop of its own for that request: `answer` runs it to its end
+(`anyio.run`), `stream` in a thread of its own whose frames the WSGI answer sends as they
+come (`subscriptions/listen`). Nothing is kept between requests (a session id is signed,
+`sessions`), so any worker may answer any request. The body is read by Flask, under the
+app's body limit, before the SDK sees it.
 """
 
 from __future__ import annotations
