@@ -9,7 +9,9 @@ from itertools import pairwise
 import pytest
 
 from webapp.textdiff import lines as diffing
-from webapp.textdiff.lines import diff_lines, exact_diff, line_opcodes
+from webapp.textdiff.lines import diff_lines, exact_diff
+from webapp.textdiff import opcodes
+from webapp.textdiff.opcodes import COMPARED_LINES, line_opcodes, line_window
 from webapp.textdiff.words import word_parts
 
 
@@ -162,7 +164,7 @@ def test_a_keystroke_in_a_large_repetitive_document():
 def test_random_edits_replay_when_cut_at_unique_lines(monkeypatch):
     """Force the patience cut that large middles get, on small texts with unique and repeated
     lines."""
-    monkeypatch.setattr(diffing, "_DIFFLIB_LINES", 0)
+    monkeypatch.setattr(opcodes, "_DIFFLIB_LINES", 0)
     rng = random.Random(11)
     words = ["a", "b", "---", "", "x1", "x2", "x3", "x4", "x5", "x6"]
     for _ in range(500):
@@ -177,7 +179,7 @@ def test_random_edits_replay_when_cut_at_unique_lines(monkeypatch):
         if rng.random() < 0.3:
             b = b[::-1]
         old, new = "\n".join(a), "\n".join(b)
-        codes = diffing.line_opcodes(a, b)
+        codes = line_opcodes(a, b)
         assert not codes if not a and not b else (
             codes[0][1:5:2] == (0, 0) and codes[-1][2:5:2] == (len(a), len(b)))
         for (tag, _, i2, _, j2), (next_tag, i1, _, j1, _) in pairwise(codes):
@@ -198,3 +200,47 @@ def test_edits_far_apart_in_a_large_document():
     diff = diff_lines("\n".join(lines), "\n".join(typed))
     assert [h.header for h in diff.hunks] == ["@@ -498,7 +498,7 @@", "@@ -13998,7 +13998,7 @@"]
     assert (diff.added, diff.removed) == (2, 2)
+
+
+def test_a_window_of_random_edits_is_a_whole_diff_that_replays():
+    """`line_window` with a window of 3 lines: valid opcodes (contiguous, equal runs equal)
+    that turn `a` into `b`, windowed exactly when more than 3 lines a side lie between the
+    common head and tail."""
+    rng = random.Random(13)
+    for _ in range(500):
+        a = [rng.choice("abcxyz") for _ in range(rng.randrange(20))]
+        b = list(a)
+        for _ in range(rng.randrange(1, 6)):
+            i = rng.randrange(len(b) + 1)
+            if b and rng.random() < 0.4:
+                del b[min(i, len(b) - 1)]
+            else:
+                b.insert(i, rng.choice("abcd"))
+        codes, windowed = line_window(a, b, most=3)
+        alo, ahi, blo, bhi = opcodes._trim(a, b, 0, len(a), 0, len(b))
+        assert windowed == (max(ahi - alo, bhi - blo) > 3)
+        assert not codes if not a and not b else (
+            codes[0][1:5:2] == (0, 0) and codes[-1][2:5:2] == (len(a), len(b)))
+        for (_, _, i2, _, j2), (_, i1, _, j1, _) in pairwise(codes):
+            assert (i2, j2) == (i1, j1)
+        assert all(a[i1:i2] == b[j1:j2] for tag, i1, i2, j1, j2 in codes if tag == "equal")
+        rebuilt = [line for tag, i1, i2, j1, j2 in codes
+                   for line in (a[i1:i2] if tag == "equal" else b[j1:j2])]
+        assert rebuilt == b
+
+
+def test_texts_that_differ_over_more_than_the_window_are_compared_in_part():
+    """Two 60,000-line texts with a change every 1,000 lines: the first window's changes
+    are exact, the rest one change, and the diff says so."""
+    old_lines = [f"line {i}" for i in range(3 * COMPARED_LINES)]
+    new_lines = [line + " changed" if i % 1000 == 500 else line
+                 for i, line in enumerate(old_lines)]
+    diff = exact_diff("\n".join(old_lines), "\n".join(new_lines), limit=200)
+    assert diff.windowed and diff.rough and "Compared in part" in diff.notice
+    first = [line for line in diff.hunks[0].lines if line.kind != "context"]
+    assert [(line.kind, line.text) for line in first] == [
+        ("del", "line 500"), ("add", "line 500 changed")]
+    changed_in_window = COMPARED_LINES // 1000
+    assert diff.removed > 2 * COMPARED_LINES - 1000 and len(diff.hunks) == changed_in_window + 1
+    small = exact_diff("a\nb\nc", "a\nB\nc")
+    assert not small.windowed and not small.rough and small.notice == ""

@@ -19,7 +19,7 @@ from webapp import render, tokens
 from webapp.bounds.lru import LRU
 from webapp.render import blocks, html
 from webapp.render import highlight as highlighting
-from webapp.textdiff import lines as diffing
+from webapp.textdiff import opcodes as diffing
 from webapp.views.messages import Models, cut_strings
 from webapp.views.preview import Choice, build_preview
 

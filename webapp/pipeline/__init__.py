@@ -80,7 +80,7 @@ from .log_entry import (
     parse_log_entry,
 )
 from .names import ResolvableName, Vocabulary, resolvable_names
-from .origins import Origins, first_line_of, line_runs, origin_spans
+from .origins import Origins, OriginsBuilder, first_line_of, line_runs, origin_spans
 from .patterns import DIRECT_SEARCH, Search, pattern_problem, search_cost, search_pattern
 from .placeholders import find_placeholders
 from .result import (
@@ -208,6 +208,7 @@ __all__ = [
     "Meaning",
     "Origin",
     "Origins",
+    "OriginsBuilder",
     "PreviewTarget",
     "Problem",
     "SEVERITIES",

@@ -9,8 +9,6 @@ side-by-side rows.
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -18,6 +16,7 @@ from itertools import zip_longest
 
 from webapp.bounds import deadlines
 
+from .opcodes import COMPARED_LINES, Opcode, line_window
 from .words import Parts, WordMarker
 
 #: Lines of unchanged context around each change, as `diff -u` shows.
@@ -31,9 +30,10 @@ SHOWN_ROWS = 2_000
 ROUGH_NOTICE = ("Compared roughly: finding the changed lines took too long, so everything "
                 "between the first and the last changed line is shown as one change.")
 
-#: A difflib opcode: tag, then the `a` and `b` slices it covers.
-Opcode = tuple[str, int, int, int, int]
-
+#: What it says when only a window of the two texts was compared (`Diff.windowed`).
+WINDOW_NOTICE = ("Compared in part: the texts differ over more than {lines:,} lines, so the "
+                 "changes in their first {lines:,} differing lines are shown line by line "
+                 "and everything after them as one change.")
 
 @dataclass(frozen=True, slots=True)
 class DiffLine:
@@ -83,6 +83,9 @@ class Diff:
     #: Finding the changed lines overran its deadline: the lines between the common first
     #: and last ones are shown as one change, without marked words.
     rough: bool = False
+    #: Only the first `COMPARED_LINES` differing lines were compared (`line_window`); a
+    #: windowed diff is rough too.
+    windowed: bool = False
 
     @property
     def changed(self) -> bool:
@@ -91,6 +94,8 @@ class Diff:
     @property
     def notice(self) -> str:
         """What a page says above a rough diff."""
+        if self.windowed:
+            return WINDOW_NOTICE.format(lines=COMPARED_LINES)
         return ROUGH_NOTICE if self.rough else ""
 
     def cut(self, layout: str, limit: int = SHOWN_ROWS
@@ -161,8 +166,9 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
     hunks = []
     added = removed = unmade_lines = unmade_rows = 0
     room = len(a) + len(b) if limit is None else limit  # unified lines still to make
+    windowed = False
     if opcodes is None:
-        opcodes = line_opcodes(a, b)
+        opcodes, windowed = line_window(a, b)
     marker = WordMarker() if words else None
     for group in _grouped(opcodes, context):
         if room <= 0:
@@ -208,144 +214,8 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
             first, last = group[0], group[-1]
             header = f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
             hunks.append(Hunk(header, tuple(lines), tuple(rows)))
-    return Diff(tuple(hunks), added, removed, unmade_lines, unmade_rows)
-
-
-def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
-    """The opcodes that turn lines `a` into lines `b`, as `SequenceMatcher.get_opcodes` gives them.
-
-    difflib is quadratic in the number of equal lines it has to weigh against each other, and
-    a large document repeats many lines (blank lines, `---`, boilerplate): matching a 20,000-line
-    document against itself plus one typed word took seconds. So the work is cut down first:
-    the common head and tail are matched by a linear scan (an edit leaves the lines around it
-    alone), and a middle still longer than `_DIFFLIB_LINES` (edits far apart, such as a skill
-    embedded twice) is cut at the lines that occur once on each side, in order, as git's
-    patience diff does. difflib only sees what lies between. Where several alignments are
-    equally good (an inserted copy of a neighbouring line), the result may differ from difflib's.
-    """
-    alo, ahi, blo, bhi = _trim(a, b, 0, len(a), 0, len(b))
-    codes: list[Opcode] = [("equal", 0, alo, 0, blo)]
-    if (ahi - alo) + (bhi - blo) <= _DIFFLIB_LINES:
-        codes += _difflib(a, b, alo, ahi, blo, bhi)
-    else:
-        i, j = alo, blo
-        for ai, bj in _unique_anchors(a, b, alo, ahi, blo, bhi):
-            codes += _difflib_trimmed(a, b, i, ai, j, bj)
-            codes.append(("equal", ai, ai + 1, bj, bj + 1))
-            i, j = ai + 1, bj + 1
-        codes += _difflib_trimmed(a, b, i, ahi, j, bhi)
-    codes.append(("equal", ahi, len(a), bhi, len(b)))
-    return _merged(codes)
-
-
-#: A middle up to this many lines (both sides) goes to difflib whole.
-_DIFFLIB_LINES = 400
-
-
-def _trim(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
-          bhi: int) -> tuple[int, int, int, int]:
-    """Narrow `a[alo:ahi]` and `b[blo:bhi]` to what lies between their common head and tail."""
-    head = _common(a, b, alo, blo, min(ahi - alo, bhi - blo), 1)
-    alo, blo = alo + head, blo + head
-    tail = _common(a, b, ahi - 1, bhi - 1, min(ahi - alo, bhi - blo), -1)
-    return alo, ahi - tail, blo, bhi - tail
-
-
-def _common(a: list[str], b: list[str], i: int, j: int, most: int, step: int) -> int:
-    """How many lines from `a[i]` and `b[j]` on (backwards if `step` is -1) are equal, up to `most`.
-
-    Compares runs of doubling length as slices, which Python does without a loop of its own.
-    """
-    same, run = 0, 1
-    while same < most:
-        run = min(run, most - same)
-        if step > 0:
-            equal = a[i + same:i + same + run] == b[j + same:j + same + run]
-        else:
-            equal = a[i - same - run + 1:i - same + 1] == b[j - same - run + 1:j - same + 1]
-        if equal:
-            same += run
-            run *= 2
-        elif run == 1:
-            break
-        else:
-            run = 1
-    return same
-
-
-#: A gap between anchors longer than this (both sides) is shown as replaced whole: past
-#: it, even difflib's heuristic costs more than a preview may spend on untrusted text.
-_COARSE_LINES = 20_000
-
-
-def _difflib(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
-             bhi: int) -> list[Opcode]:
-    """difflib's opcodes for `a[alo:ahi]` against `b[blo:bhi]`, in whole-list positions.
-
-    Without `autojunk`, difflib weighs every pair of equal lines against each other, which is
-    quadratic on a long run of repeated lines (a 2,000-line skill of one repeated block: 7 s a
-    diff). Past `_DIFFLIB_LINES` its `autojunk` heuristic is used (lines repeated in more than
-    1 % of the other side anchor nothing), which bounds the work but may show more lines as
-    changed than changed; past `_COARSE_LINES`, the gap is one replacement.
-    """
-    size = (ahi - alo) + (bhi - blo)
-    if size > _COARSE_LINES:
-        tag = "replace" if ahi > alo and bhi > blo else ("delete" if ahi > alo else "insert")
-        return [(tag, alo, ahi, blo, bhi)]
-    matcher = SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=size > _DIFFLIB_LINES)
-    return [(tag, i1 + alo, i2 + alo, j1 + blo, j2 + blo)
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
-
-
-def _difflib_trimmed(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
-                     bhi: int) -> list[Opcode]:
-    """`_difflib` after matching the common head and tail of the ranges."""
-    lo_a, hi_a, lo_b, hi_b = _trim(a, b, alo, ahi, blo, bhi)
-    return [("equal", alo, lo_a, blo, lo_b), *_difflib(a, b, lo_a, hi_a, lo_b, hi_b),
-            ("equal", hi_a, ahi, hi_b, bhi)]
-
-
-def _unique_anchors(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
-                    bhi: int) -> list[tuple[int, int]]:
-    """Pairs `(i, j)` with `a[i] == b[j]` occurring once in each range: the longest run in order."""
-    count_a = Counter(a[alo:ahi])
-    count_b = Counter(b[blo:bhi])
-    where_b = {line: j for j, line in enumerate(b[blo:bhi], blo) if count_b[line] == 1}
-    pairs = [(i, where_b[line]) for i, line in enumerate(a[alo:ahi], alo)
-             if count_a[line] == 1 and line in where_b]
-    # The longest run with increasing `b` positions, by patience sorting: `ends[k]` is the
-    # smallest `b` position a run of k + 1 pairs can end at, `last[k]` the pair it ends with.
-    ends: list[int] = []
-    last: list[int] = []
-    before: list[int] = []
-    for n, (_, j) in enumerate(pairs):
-        k = bisect_left(ends, j)
-        before.append(last[k - 1] if k else -1)
-        if k == len(ends):
-            ends.append(j)
-            last.append(n)
-        else:
-            ends[k], last[k] = j, n
-    run: list[tuple[int, int]] = []
-    n = last[-1] if last else -1
-    while n >= 0:
-        run.append(pairs[n])
-        n = before[n]
-    return run[::-1]
-
-
-def _merged(codes: list[Opcode]) -> list[Opcode]:
-    """`codes` without empty runs and with neighbouring equal runs joined, as difflib gives them."""
-    merged: list[Opcode] = []
-    for code in codes:
-        tag, i1, i2, j1, j2 = code
-        if i1 == i2 and j1 == j2:
-            continue
-        if merged and tag == "equal" and merged[-1][0] == "equal":
-            merged[-1] = ("equal", merged[-1][1], i2, merged[-1][3], j2)
-        else:
-            merged.append(code)
-    return merged
+    return Diff(tuple(hunks), added, removed, unmade_lines, unmade_rows, rough=windowed,
+                windowed=windowed)
 
 
 def _grouped(codes: list[Opcode], n: int) -> Iterator[list[Opcode]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from webapp import store
-from webapp.pipeline import Context, Origin, Workspace, assemble
+from webapp.pipeline import Context, Origin, OriginsBuilder, Workspace, assemble
 from webapp.schema import models
 from webapp.store import context_tests, test_runs
 from webapp.textdiff.lines import Diff, DiffLine, diff_lines
@@ -154,20 +154,21 @@ def labelled(diff: Diff, old: Sequence[Origin], new: Sequence[Origin],
     return LabelledDiff(tuple(hunks), diff.added, diff.removed, hidden)
 
 
-def message_origins(context: Context | None) -> list[Origin]:
+def message_origins(context: Context | None) -> Sequence[Origin]:
     """The origin of each line of `messages_text(context.messages)`, from the document's
-    provenance (each message there is a `role:` line and its content, a blank line
-    between two); empty when the two do not line up, so no line is labelled wrongly."""
+    origins (each message there is a `role:` line and its content, a blank line between
+    two); empty when the two do not line up, so no line is labelled wrongly. Kept as
+    runs, as the document's are: a diff reads the few lines it shows."""
     if context is None:
-        return []
-    provenance, origins, at = context.provenance, [], 0
+        return ()
+    document, origins, at = context.origins, OriginsBuilder(), 0
     for index, message in enumerate(context.messages):
         at += 2 if index else 1  # the blank line between messages, the `role:` line
         count = message["content"].count("\n") + 1
         origins.append(_HEADER)
-        origins += provenance[at:at + count]
+        origins.extend_between(document, at, at + count)
         at += count
-    return origins if at == len(provenance) else []
+    return origins.build() if at == len(document) else ()
 
 
 def _assembled(workspace: Workspace, name: str | None) -> Context | None:
@@ -185,7 +186,7 @@ def _messages(context: Context | None) -> str:
 
 
 def _provenance(context: Context | None) -> Sequence[Origin]:
-    return context.provenance if context is not None else ()
+    return context.origins if context is not None else ()
 
 
 def _origin(origins: Sequence[Origin], number: int | None) -> Origin | None:
