@@ -8,9 +8,8 @@ from itertools import pairwise
 
 import pytest
 
-from webapp.textdiff import lines as diffing
-from webapp.textdiff.lines import diff_lines, exact_diff
 from webapp.textdiff import opcodes
+from webapp.textdiff.lines import diff_lines, exact_diff
 from webapp.textdiff.opcodes import COMPARED_LINES, line_opcodes, line_window
 from webapp.textdiff.words import word_parts
 

@@ -19,6 +19,8 @@ from webapp.pipeline import (
     read_expectations,
     run_expectations,
 )
+from webapp.pipeline.assemble import lay_out, plain_skill_shape, run_plain_skill
+from webapp.pipeline.expectations import HOSTILE_DATA
 
 
 @pytest.mark.parametrize(("raw", "place", "why"), [
@@ -76,3 +78,31 @@ def test_the_injection_check_fails_when_tool_data_opens_a_message():
     moved, *_ = builtin_checks(workspace, workspace.scenarios[0], context,
                                lambda w, s: ContextShape.of(heading))
     assert not moved.passed
+
+
+def test_the_injection_check_runs_again_only_the_skill_that_changed():
+    """Each plain skill's shape under hostile data is kept by its own memo: a second check
+    after one skill changed runs that skill alone, and leaves the real results' memo
+    alone. The shape's roles and headings are the hostile assembly's."""
+    skills = [{"d_tag": f"s{i}", "content": f"# Part {i}\nuser:\nAsk {{{{who}}}} {i}.\n"}
+              for i in range(3)]
+    spec = {"skills": skills, "tools": [{"name": "profile", "result": {"name": "Ann"}}],
+            "variables": [{"name": "who", "tool": "profile", "path": "name"}]}
+    workspace = load_bundle(fixture_bundle(spec))
+    plain_skill_shape.cache_clear()
+    assert all(check.passed for check in builtin_checks(
+        workspace, workspace.scenarios[0], assemble(workspace, "test")))
+    assert plain_skill_shape.cache_info().misses == 3
+    real_runs = run_plain_skill.cache_info().misses
+    skills[1]["content"] += "More.\n"
+    changed = load_bundle(fixture_bundle(spec))
+    assert all(check.passed for check in builtin_checks(
+        changed, changed.scenarios[0], assemble(changed, "test")))
+    assert plain_skill_shape.cache_info().misses == 4
+    assert run_plain_skill.cache_info().misses == real_runs + 1  # the real run of s1 only
+    hostile = dataclasses.replace(changed, tools=tuple(
+        dataclasses.replace(tool, result=HOSTILE_DATA) for tool in changed.tools))
+    whole, shaped = lay_out(hostile, "test"), lay_out(hostile, "test", shapes=True)
+    assert [m.role for m in shaped.messages] == [m.role for m in whole.messages]
+    assert shaped.headings == whole.headings == ["## Part 0", "## Part 1", "## Part 2"]
+    assert [m.role for m in whole.messages] == ["system", "user"]

@@ -111,24 +111,50 @@ def plain_trace(d_tag: str, content: str, values: Values) -> tuple[Stage, ...]:
     return run_stages(run, content).trace.stages
 
 
-#: A pure function of its arguments, so its memo is keyed on everything it reads. The
-#: bound holds every skill of a few large workspaces for the few scenarios a preview uses.
-@memo(max_bytes=RUN_PLAIN_BYTES, weight=_result_weight)
-def run_plain_skill(d_tag: str, content: str, values: Values) -> SkillResult:
+def _run_plain(d_tag: str, content: str, values: Values) -> SkillResult:
     """Run a skill that embeds no skill and has no template, whose names resolve to
-    `values` (each name the skill uses, in sorted order, with what it resolves to).
-
-    The result's trace is made again when asked for (`plain_trace`), not kept."""
+    `values` (each name the skill uses, in sorted order, with what it resolves to). The
+    result's trace is made again when asked for (`plain_trace`), not kept."""
     run = SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values)))
     return run_stages(run, content, later=functools.partial(plain_trace, d_tag, content, values))
+
+
+#: A pure function of its arguments, so its memo is keyed on everything it reads. The
+#: bound holds every skill of a few large workspaces for the few scenarios a preview uses.
+run_plain_skill = memo(max_bytes=RUN_PLAIN_BYTES, weight=_result_weight)(_run_plain)
+
+#: The byte budget of `plain_skill_shape`'s memo: a shape is a few tuples, its key the
+#: skill's text (counted, though the workspace holds the same string).
+SHAPE_BYTES = 48 << 20
+
+
+def _shape_weight(args: tuple[Hashable, ...], result: SkillResult) -> int:
+    d_tag, content, values = args
+    return (str_bytes(d_tag) + str_bytes(content)  # type: ignore[arg-type]
+            + tuple_bytes(len(values)) * 2 + 400 * len(result.pieces)  # type: ignore[arg-type]
+            + sum(map(str_bytes, result.headings)))
+
+
+@memo(max_bytes=SHAPE_BYTES, weight=_shape_weight)
+def plain_skill_shape(d_tag: str, content: str, values: Values) -> SkillResult:
+    """`run_plain_skill`'s result reduced to what decides the messages' roles and the
+    author's headings: each piece's role and skill, its text `x` or empty, no origins, no
+    problems. The built-in injection check lays out every skill with hostile tool data
+    (`expectations.builtin_checks`, eight lines a `{{name}}`): kept this small, an agent's
+    shapes stay in their own memo, so a change makes one skill's again, and the hostile
+    runs do not push the real ones out of `run_plain_skill`'s."""
+    result = _run_plain(d_tag, content, values)
+    pieces = tuple(Piece(p.role, p.skill, "x" if p.text else "", ()) for p in result.pieces)
+    return SkillResult(pieces, (), result.trace, result.headings)
 
 
 class _Run:
     """The lookups of one assembly: the workspace, the scenario, the drafts, the resolver."""
 
     def __init__(self, workspace: Workspace, scenario: Scenario, message: str,
-                 overrides: Mapping[str, str]):
+                 overrides: Mapping[str, str], shapes: bool = False):
         self.workspace = workspace
+        self.run_plain = plain_skill_shape if shapes else run_plain_skill
         self.scenario = scenario
         self.overrides = overrides
         # What references and values may add: the skills' text is input, and so is each
@@ -147,7 +173,8 @@ class _Run:
         return self.overrides.get(skill.d_tag, skill.content)
 
     def skill_result(self, skill: Skill) -> SkillResult:
-        """Run one selected skill; a plain one through the memoised `run_plain_skill`."""
+        """Run one selected skill; a plain one through the memoised `run_plain_skill` (or
+        `plain_skill_shape`, when only the shape of the assembly is asked for)."""
         content = self.content_of(skill)
         parsed = parse_skill(skill.d_tag, content)
         if parsed.template_text is None and not self.embeds(parsed.names):
@@ -161,7 +188,7 @@ class _Run:
                                                       strict=True)]
             values = tuple((name, value or Unresolved(tuple(resolver.suggestions(name))))
                            for name, value in zip(parsed.names, found, strict=True))
-            return run_plain_skill(skill.d_tag, content, values)
+            return self.run_plain(skill.d_tag, content, values)
         return run_stages(SkillRun(skill.d_tag, parsed, self), content)
 
     def afforded(self, d_tag: str, name: str, resolved: Resolved | None,
@@ -283,11 +310,14 @@ def lay_out(
     trigger: str | None = None,
     message: str | None = None,
     overrides: Mapping[str, str] | None = None,
+    shapes: bool = False,
 ) -> Laid:
     """The skills `assemble` selects, run through the stages and laid out as messages,
     without the document, its provenance or the log entry: what the built-in injection
     check compares (`expectations.builtin_checks`) costs this much and no more. The
-    arguments are `assemble`'s."""
+    arguments are `assemble`'s; with `shapes`, each plain skill's pieces are its shape
+    (`plain_skill_shape`): the messages' roles and the headings are right, their text
+    is not."""
     diagnostics: list[Diagnostic] = []
 
     def note(severity: str, code: str, text: str, origin: Origin | None = None) -> None:
@@ -297,7 +327,7 @@ def lay_out(
     chosen = pick_scenario(workspace, scenario, diagnostics)
     trigger = chosen.trigger if trigger is None else trigger
     message = chosen.message if message is None else message
-    run = _Run(workspace, chosen, message, overrides or {})
+    run = _Run(workspace, chosen, message, overrides or {}, shapes)
 
     selected = [s for s in workspace.skills if selects(s, trigger)]
     if not selected:

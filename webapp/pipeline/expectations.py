@@ -334,8 +334,9 @@ class ContextShape(NamedTuple):
 
 def laid_out_shape(workspace: Workspace, scenario: Scenario | None) -> ContextShape:
     """The `ContextShape` of an assembly, laid out and no more (`lay_out`: no document, no
-    provenance, no problem list): each unchanged skill's part comes from the memo."""
-    laid = lay_out(workspace, scenario)
+    provenance, no problem list), each plain skill's shape kept by its own memo
+    (`plain_skill_shape`): after a change, one skill is run with hostile data again."""
+    laid = lay_out(workspace, scenario, shapes=True)
     return ContextShape(tuple(m.role for m in laid.messages), tuple(laid.headings))
 
 
