@@ -141,6 +141,8 @@ def test_random_edits_replay():
         _replay(diff, old, new)
         assert diff.changed == (a != b)
         assert diff.added - diff.removed == len(b) - len(a)
+        # The worker is sent the lines between the common head and tail: the same diff.
+        assert diff == exact_diff(old, new)
 
 
 def test_a_keystroke_in_a_large_repetitive_document():
@@ -216,7 +218,7 @@ def test_a_window_of_random_edits_is_a_whole_diff_that_replays():
             else:
                 b.insert(i, rng.choice("abcd"))
         codes, windowed = line_window(a, b, most=3)
-        alo, ahi, blo, bhi = opcodes._trim(a, b, 0, len(a), 0, len(b))
+        alo, ahi, blo, bhi = opcodes.trim(a, b, 0, len(a), 0, len(b))
         assert windowed == (max(ahi - alo, bhi - blo) > 3)
         assert not codes if not a and not b else (
             codes[0][1:5:2] == (0, 0) and codes[-1][2:5:2] == (len(a), len(b)))

@@ -106,7 +106,7 @@ def test_common_head_and_tail_match_a_plain_scan():
     for _ in range(2000):
         a = [rng.choice("ab") for _ in range(rng.randrange(40))]
         b = [rng.choice("ab") for _ in range(rng.randrange(40))]
-        alo, ahi, blo, bhi = diffing._trim(a, b, 0, len(a), 0, len(b))
+        alo, ahi, blo, bhi = diffing.trim(a, b, 0, len(a), 0, len(b))
         head = 0
         while head < min(len(a), len(b)) and a[head] == b[head]:
             head += 1

@@ -16,7 +16,7 @@ from itertools import zip_longest
 
 from webapp.bounds import deadlines
 
-from .opcodes import COMPARED_LINES, Opcode, line_window
+from .opcodes import COMPARED_LINES, Opcode, line_window, trim
 from .words import Parts, WordMarker
 
 #: Lines of unchanged context around each change, as `diff -u` shows.
@@ -124,12 +124,15 @@ def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
     With a `limit`, lines past that many unified lines are counted, not made (see
     `exact_diff`).
     """
-    diff = deadlines.run("diff", _exact_diff_of, [(old, new, context, limit)]).results[0]
+    a, b = old.splitlines(), new.splitlines()
+    # Only what lies between the common head and tail, with its context, goes to the
+    # worker: a change in a 20 MB document sends a few lines, not 40 MB down a pipe.
+    alo, ahi, blo, bhi = trim(a, b, 0, len(a), 0, len(b))
+    start = max(0, alo - context)
+    job = (a[start:min(len(a), ahi + context)], b[start:min(len(b), bhi + context)],
+           context, limit, start)
+    diff = deadlines.run("diff", _diff_of_lines, [job]).results[0]
     return rough_diff(old, new, context, limit) if diff is deadlines.OVERRUN else diff
-
-
-def _exact_diff_of(texts: tuple[str, str, int, int | None]) -> Diff:
-    return exact_diff(*texts)
 
 
 def rough_diff(old: str, new: str, context: int = CONTEXT_LINES,
@@ -162,7 +165,15 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
     (`Diff.unmade_lines`, `unmade_rows`): all a page that shows `SHOWN_ROWS` needs, when a
     megabyte of short lines would be a third of a million `DiffLine`s.
     """
-    a, b = old.splitlines(), new.splitlines()
+    return _diff_of_lines((old.splitlines(), new.splitlines(), context, limit, 0), opcodes,
+                          words)
+
+
+def _diff_of_lines(job: tuple[list[str], list[str], int, int | None, int],
+                   opcodes: list[Opcode] | None = None, words: bool = True) -> Diff:
+    """`exact_diff` of lines `a` and `b`, the first of which is line `offset` of each
+    text (the lines before it are the same on both sides)."""
+    a, b, context, limit, offset = job
     hunks = []
     added = removed = unmade_lines = unmade_rows = 0
     room = len(a) + len(b) if limit is None else limit  # unified lines still to make
@@ -186,7 +197,8 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
             room -= ka + (0 if tag == "equal" else kb)
             if tag == "equal":
                 for k in range(ka):
-                    line = DiffLine("context", i1 + k + 1, j1 + k + 1, ((a[i1 + k], False),))
+                    line = DiffLine("context", offset + i1 + k + 1, offset + j1 + k + 1,
+                                    ((a[i1 + k], False),))
                     lines.append(line)
                     rows.append(Row(line, line))
                 continue
@@ -200,9 +212,9 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
                 else:
                     old_parts = ((old_line, False),) if old_line is not None else ()
                     new_parts = ((new_line, False),) if new_line is not None else ()
-                left = (DiffLine("del", i1 + k + 1, None, old_parts)
+                left = (DiffLine("del", offset + i1 + k + 1, None, old_parts)
                         if old_line is not None else None)
-                right = (DiffLine("add", None, j1 + k + 1, new_parts)
+                right = (DiffLine("add", None, offset + j1 + k + 1, new_parts)
                          if new_line is not None else None)
                 if left:
                     dels.append(left)
@@ -212,7 +224,8 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
             lines += dels + adds
         if lines:
             first, last = group[0], group[-1]
-            header = f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
+            header = (f"@@ -{_range(offset + first[1], offset + last[2])} "
+                      f"+{_range(offset + first[3], offset + last[4])} @@")
             hunks.append(Hunk(header, tuple(lines), tuple(rows)))
     return Diff(tuple(hunks), added, removed, unmade_lines, unmade_rows, rough=windowed,
                 windowed=windowed)

@@ -28,7 +28,7 @@ def line_window(a: list[str], b: list[str], most: int = COMPARED_LINES
     side: the window's opcodes up to its last equal line, then the rest as one change. The
     work of a diff is bounded by its window, not by the texts (two steps of a 20 MB
     document took seconds to match line by line)."""
-    alo, ahi, blo, bhi = _trim(a, b, 0, len(a), 0, len(b))
+    alo, ahi, blo, bhi = trim(a, b, 0, len(a), 0, len(b))
     if max(ahi - alo, bhi - blo) <= most:
         return line_opcodes(a, b), False
     wa, wb = min(ahi, alo + most), min(bhi, blo + most)
@@ -56,7 +56,7 @@ def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     patience diff does. difflib only sees what lies between. Where several alignments are
     equally good (an inserted copy of a neighbouring line), the result may differ from difflib's.
     """
-    alo, ahi, blo, bhi = _trim(a, b, 0, len(a), 0, len(b))
+    alo, ahi, blo, bhi = trim(a, b, 0, len(a), 0, len(b))
     codes: list[Opcode] = [("equal", 0, alo, 0, blo)]
     if (ahi - alo) + (bhi - blo) <= _DIFFLIB_LINES:
         codes += _difflib(a, b, alo, ahi, blo, bhi)
@@ -75,7 +75,7 @@ def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
 _DIFFLIB_LINES = 400
 
 
-def _trim(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
+def trim(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
           bhi: int) -> tuple[int, int, int, int]:
     """Narrow `a[alo:ahi]` and `b[blo:bhi]` to what lies between their common head and tail."""
     head = _common(a, b, alo, blo, min(ahi - alo, bhi - blo), 1)
@@ -133,7 +133,7 @@ def _difflib(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
 def _difflib_trimmed(a: list[str], b: list[str], alo: int, ahi: int, blo: int,
                      bhi: int) -> list[Opcode]:
     """`_difflib` after matching the common head and tail of the ranges."""
-    lo_a, hi_a, lo_b, hi_b = _trim(a, b, alo, ahi, blo, bhi)
+    lo_a, hi_a, lo_b, hi_b = trim(a, b, alo, ahi, blo, bhi)
     return [("equal", alo, lo_a, blo, lo_b), *_difflib(a, b, lo_a, hi_a, lo_b, hi_b),
             ("equal", hi_a, ahi, hi_b, bhi)]
 
