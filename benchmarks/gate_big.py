@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from webapp import store
 from webapp.pipeline import assemble
+from webapp.pipeline.assemble import plain_skill_shape, run_plain_skill
 from webapp.schema import db
 
 from . import big_agent
@@ -41,6 +42,50 @@ def _get(bench, path: str) -> Callable[[int], None]:
     return get
 
 
+def changes_after_a_save(bench) -> Callable[[int], None]:
+    """One skill saved (a line added, new each run), then the Changes page: its context
+    tests run again, the built-in injection check with hostile tool data in every value
+    among them, which must run the saved skill alone (`plain_skill_shape`), not all 200."""
+    get = _get(bench, big_agent.pages(AGENT)["changes"])
+
+    def changed(run: int) -> None:
+        with bench.app.app_context():
+            session = db.get_session()
+            row = store.get_skill(session, AGENT, "skill_1")
+            store.save_skill(session, AGENT, "skill_1", expected_version=row.version,
+                             content=row.content + f"\nRun {run} of the gate.")
+            session.commit()
+        get(run)
+    return changed
+
+
+#: The agent whose skills are the size `python -m benchmarks.big_agent` times, for the
+#: counted row: at 100 KB a skill, its runs with hostile data (eight lines a `{{name}}`)
+#: outgrow the memo of real runs, where at 25 KB they fit.
+FULL_AGENT = "BigFull"
+
+
+def skills_run_after_a_save(bench, skills: int = big_agent.SKILLS,
+                            body_chars: int = big_agent.BODY_CHARS) -> Callable[[], int]:
+    """The skills run (each memo's misses: real runs and hostile shapes) by one save and
+    the Changes page after it, on the full-size agent, its Changes page seen once before."""
+    def count() -> int:
+        big_agent.add_big_agent(bench.app, FULL_AGENT, skills, body_chars)
+        get = _get(bench, big_agent.pages(FULL_AGENT)["changes"])
+        get(0)
+        before = run_plain_skill.cache_info().misses + plain_skill_shape.cache_info().misses
+        with bench.app.app_context():
+            session = db.get_session()
+            row = store.get_skill(session, FULL_AGENT, "skill_1")
+            store.save_skill(session, FULL_AGENT, "skill_1", expected_version=row.version,
+                             content=row.content + "\nSaved by the gate.")
+            session.commit()
+        get(1)
+        after = run_plain_skill.cache_info().misses + plain_skill_shape.cache_info().misses
+        return after - before
+    return count
+
+
 def read_and_assemble(bench, *sides: str) -> Callable[[int], None]:
     """Each side (`draft` or a snapshot's number) read and each of its scenarios
     assembled: what a page of the agent cannot avoid."""
@@ -64,7 +109,10 @@ def rows(bench, size: str, budget: Callable[[str], float]
     chosen = {"changes": both, "snapshot compare": both, "preview compare": draft,
               "snapshot": read_and_assemble(bench, "1")}
     chosen |= {f"step {step}": draft for step in STEPS}
-    return [(f"big agent: {page}, {size}",
-             _get(bench, pages[page]), floor,
-             "read + assemble" + (" both sides" if floor is both else ""), budget(page))
-            for page, floor in chosen.items()]
+    found = [(f"big agent: {page}, {size}",
+              _get(bench, pages[page]), floor,
+              "read + assemble" + (" both sides" if floor is both else ""), budget(page))
+             for page, floor in chosen.items()]
+    found.append((f"big agent: changes after a save, {size}", changes_after_a_save(bench),
+                  both, "read + assemble both sides", budget("changes after a save")))
+    return found
