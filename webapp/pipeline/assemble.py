@@ -112,16 +112,20 @@ def plain_trace(d_tag: str, content: str, values: Values) -> tuple[Stage, ...]:
 
 
 def _run_plain(d_tag: str, content: str, values: Values) -> SkillResult:
-    """Run a skill that embeds no skill and has no template, whose names resolve to
-    `values` (each name the skill uses, in sorted order, with what it resolves to). The
-    result's trace is made again when asked for (`plain_trace`), not kept."""
     run = SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values)))
     return run_stages(run, content, later=functools.partial(plain_trace, d_tag, content, values))
 
 
 #: A pure function of its arguments, so its memo is keyed on everything it reads. The
 #: bound holds every skill of a few large workspaces for the few scenarios a preview uses.
-run_plain_skill = memo(max_bytes=RUN_PLAIN_BYTES, weight=_result_weight)(_run_plain)
+@memo(max_bytes=RUN_PLAIN_BYTES, weight=_result_weight)
+def run_plain_skill(d_tag: str, content: str, values: Values) -> SkillResult:
+    """Run a skill that embeds no skill and has no template, whose names resolve to
+    `values` (each name the skill uses, in sorted order, with what it resolves to).
+
+    The result's trace is made again when asked for (`plain_trace`), not kept."""
+    return _run_plain(d_tag, content, values)
+
 
 #: The byte budget of `plain_skill_shape`'s memo: a shape is a few tuples, its key the
 #: skill's text (counted, though the workspace holds the same string).
