@@ -35,6 +35,7 @@ WINDOW_NOTICE = ("Compared in part: the texts differ over more than {lines:,} li
                  "changes in their first {lines:,} differing lines are shown line by line "
                  "and everything after them as one change.")
 
+
 @dataclass(frozen=True, slots=True)
 class DiffLine:
     """One line of a unified diff: `kind` is `context`, `add` or `del`."""
