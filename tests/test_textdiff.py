@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from difflib import SequenceMatcher, unified_diff
 from itertools import pairwise
 
@@ -125,17 +126,25 @@ def _replay(diff, old: str, new: str) -> None:
                 assert b[line.new_no - 1] == line.text
 
 
+def _edited(rng: random.Random, choices: Sequence[str], longest: int, edits: int,
+            inserted: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Lines `a` (up to `longest` of `choices`) and `b`, `a` with 1 to `edits - 1` lines
+    deleted or inserted (from `inserted`) at random places."""
+    a = [rng.choice(choices) for _ in range(rng.randrange(longest))]
+    b = list(a)
+    for _ in range(rng.randrange(1, edits)):
+        i = rng.randrange(len(b) + 1)
+        if b and rng.random() < 0.4:
+            del b[min(i, len(b) - 1)]
+        else:
+            b.insert(i, rng.choice(inserted))
+    return a, b
+
+
 def test_random_edits_replay():
     rng = random.Random(7)
     for _ in range(300):
-        a = [rng.choice("abc") for _ in range(rng.randrange(12))]
-        b = list(a)
-        for _ in range(rng.randrange(1, 4)):
-            i = rng.randrange(len(b) + 1)
-            if b and rng.random() < 0.4:
-                del b[min(i, len(b) - 1)]
-            else:
-                b.insert(i, rng.choice("abcd"))
+        a, b = _edited(rng, "abc", 12, 4, "abcd")
         old, new = "\n".join(a), "\n".join(b)
         diff = diff_lines(old, new)
         _replay(diff, old, new)
@@ -169,14 +178,7 @@ def test_random_edits_replay_when_cut_at_unique_lines(monkeypatch):
     rng = random.Random(11)
     words = ["a", "b", "---", "", "x1", "x2", "x3", "x4", "x5", "x6"]
     for _ in range(500):
-        a = [rng.choice(words) for _ in range(rng.randrange(20))]
-        b = list(a)
-        for _ in range(rng.randrange(1, 5)):
-            i = rng.randrange(len(b) + 1)
-            if b and rng.random() < 0.4:
-                del b[min(i, len(b) - 1)]
-            else:
-                b.insert(i, rng.choice(words + ["new"]))
+        a, b = _edited(rng, words, 20, 5, words + ["new"])
         if rng.random() < 0.3:
             b = b[::-1]
         old, new = "\n".join(a), "\n".join(b)
@@ -209,14 +211,7 @@ def test_a_window_of_random_edits_is_a_whole_diff_that_replays():
     common head and tail."""
     rng = random.Random(13)
     for _ in range(500):
-        a = [rng.choice("abcxyz") for _ in range(rng.randrange(20))]
-        b = list(a)
-        for _ in range(rng.randrange(1, 6)):
-            i = rng.randrange(len(b) + 1)
-            if b and rng.random() < 0.4:
-                del b[min(i, len(b) - 1)]
-            else:
-                b.insert(i, rng.choice("abcd"))
+        a, b = _edited(rng, "abcxyz", 20, 6, "abcd")
         codes, windowed = line_window(a, b, most=3)
         alo, ahi, blo, bhi = opcodes.trim(a, b, 0, len(a), 0, len(b))
         assert windowed == (max(ahi - alo, bhi - blo) > 3)
