@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.pipeline import fixture_bundle
 from tests.support.workspaces import RELAY_WATCH, SIMON
-from webapp.pipeline import STEP_WORDS, Explanation, explain, load_bundle
+from webapp.pipeline import STEP_WORDS, Explanation, assemble, explain, load_bundle
 from webapp.pipeline.explain import READERS, STEPS
 from webapp.pipeline.stages import STAGES
 
@@ -108,3 +109,19 @@ def test_the_first_stage_takes_the_skills_own_text_so_a_template_is_not_lost() -
     assert "set aside here, not lost" in part.note
     (sections,) = steps["template"].skills
     assert sections.template == part.template
+
+
+def test_the_layout_steps_count_the_skills_lines_without_their_traces() -> None:
+    """The messages step says how many lines the skills gave out (the last stage's) from
+    what each run counted: no skill's stage trace, six copies of its text, is made again."""
+    workspace = load_bundle(fixture_bundle({"skills": [
+        {"d_tag": "a", "content": "\n\nsystem:\n# Rules\n\nBe kind.\n\nuser:\n\n"},
+        {"d_tag": "b", "content": "user:\n  \nAsk.\nassistant:\n"}]}))
+    context = assemble(workspace, "test")
+    assert len(context.trace) == 2
+    assert all(trace._build is not None for trace in context.trace)  # made when read
+    (step,) = explain(workspace, "test", assembled=context, only={"messages"}).steps
+    assert all(trace._build is not None for trace in context.trace)  # none made
+    whole = {s.key: s for s in explain(workspace, "test").steps}
+    assert step.note == whole["messages"].note
+    assert "In: 8 lines: step 7's 12, less 4 blank lines trimmed around the parts." in step.note

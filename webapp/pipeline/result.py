@@ -101,14 +101,18 @@ class SkillTrace:
     (the Pipeline tab shows one skill's trace), by a copy of the trace (`fresh`).
     """
 
-    __slots__ = ("_build", "_stages", "d_tag")
+    __slots__ = ("_build", "_stages", "d_tag", "last_lines")
 
     def __init__(self, d_tag: str, stages: tuple[Stage, ...] | None = None,
-                 build: Callable[[], tuple[Stage, ...]] | None = None) -> None:
+                 build: Callable[[], tuple[Stage, ...]] | None = None,
+                 last_lines: tuple[int, int] = (0, 0)) -> None:
         assert (stages is None) != (build is None)
         self.d_tag = d_tag
         self._stages = stages
         self._build = build
+        #: The lines of the last stage's text without making it: its blocks' lines (an
+        #: empty block's one) and the role marker lines before them.
+        self.last_lines = last_lines
 
     @property
     def stages(self) -> tuple[Stage, ...]:
@@ -120,7 +124,8 @@ class SkillTrace:
     def fresh(self) -> SkillTrace:
         """This trace, or, when its stages are still to be made, a copy that will make
         (and keep) its own: a memo's entry stays as small as it was."""
-        return self if self._build is None else SkillTrace(self.d_tag, build=self._build)
+        return self if self._build is None else SkillTrace(self.d_tag, build=self._build,
+                                                           last_lines=self.last_lines)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SkillTrace):

@@ -387,6 +387,9 @@ def run_stages(skill: SkillRun, content: str,
         blocks = stage(skill, blocks)
         if later is None:
             trace.append(Stage(name, *traced(blocks)))
+    last_lines = (sum(len(block.origins) or 1 for block in blocks),
+                  sum(block.role is not None for block in blocks))
     return SkillResult.of(tuple(Piece.of(block) for block in blocks), tuple(skill.diagnostics),
-                          SkillTrace(skill.d_tag, tuple(trace)) if later is None
-                          else SkillTrace(skill.d_tag, build=later))
+                          SkillTrace(skill.d_tag, tuple(trace), last_lines=last_lines)
+                          if later is None else
+                          SkillTrace(skill.d_tag, build=later, last_lines=last_lines))

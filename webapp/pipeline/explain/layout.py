@@ -71,19 +71,17 @@ def _joining(r: Reading) -> list[str]:
     return joining
 
 
-def _blank_lines(text: str) -> int:
-    return sum(1 for line in text.split("\n") if not line.strip())
-
-
 def _lines_in(r: Reading, parts: TracedText) -> str:
     """Where the lines the skills' last stage gave out went on their way in: blank lines
     trimmed around each part, a marker line per part, the incoming message added. (The
     title is laid out at the next step.)"""
-    given = [r.texts[skill.d_tag][-1] for skill in r.selected]
-    out = sum(text.lines for text in given)
-    trimmed = (sum(_blank_lines(text.text) for text in given if text.lines)
-               - sum(_blank_lines(p.text) for p in r.context.pieces
-                     if p.skill is not None and p.origins))
+    # Counted, not read: trimming takes only blank lines, so the blank lines trimmed
+    # around the parts are the blocks' lines less the parts'.
+    traces = {trace.d_tag: trace.last_lines for trace in r.context.trace}
+    blocks = sum(traces[skill.d_tag][0] for skill in r.selected)
+    out = blocks + sum(traces[skill.d_tag][1] for skill in r.selected)
+    trimmed = blocks - sum(len(p.origins) for p in r.context.pieces
+                           if p.skill is not None and p.origins)
     other = sum(1 + len(p.origins) for p in r.context.pieces if p.skill is None)
     markers = parts.lines - other - (out - trimmed)  # what is left is marker lines
     last = 2 + len(STAGES)  # the trigger, the order, then the skills' stages
