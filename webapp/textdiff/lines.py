@@ -149,13 +149,7 @@ def rough_diff(old: str, new: str, context: int = CONTEXT_LINES,
     """The lines `old` and `new` share at their start and end, and all between them as one
     change, without marked words: made in one pass whatever the texts (`Diff.rough`)."""
     a, b = old.splitlines(), new.splitlines()
-    start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
-        start += 1
-    end = 0
-    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
-        end += 1
-    ahi, bhi = len(a) - end, len(b) - end
+    start, ahi, _, bhi = trim(a, b, 0, len(a), 0, len(b))
     middle = "replace" if ahi > start and bhi > start else ("delete" if ahi > start else "insert")
     codes: list[Opcode] = [("equal", 0, start, 0, start), (middle, start, ahi, start, bhi),
                            ("equal", ahi, len(a), bhi, len(b))]
