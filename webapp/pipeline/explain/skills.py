@@ -236,17 +236,22 @@ def read_variables(r: SkillReading) -> SkillStep:
     # What a name calls and gives is the same wherever it is written: found once a name
     # (a 100 KB skill with a `{{name}}` a line writes a few names ten thousand times).
     filled: dict[str, tuple[str, str, str, str]] = {}
-    for at, text in enumerate(r.before.texts()):
-        if "{{" not in text:
+    text = r.before.text if r.before.lines else ""
+    # One scan of the text (a placeholder never spans a line break), each line's origin
+    # made once: a 100 KB skill with a `{{name}}` a line was a search a line and a
+    # search of its runs a placeholder.
+    found = find_placeholders(text) if "{{" in text else []
+    origins = list(r.before.origins) if found else []
+    at = since = 0  # the line of the last placeholder, and where it starts
+    for ph in found:
+        at, since = at + text.count("\n", since, ph.start), ph.start
+        origin = origins[at]
+        key = (ph.name, origin.skill, origin.line)
+        if key in values:
             continue
-        origin = r.before.origins[at]
-        for ph in find_placeholders(text):
-            key = (ph.name, origin.skill, origin.line)
-            if key in values:
-                continue
-            if ph.name not in filled:
-                filled[ph.name] = _filled(r, ph.name)
-            values[key] = ValueUse(ph.name, origin.skill, origin.line, *filled[ph.name])
+        if ph.name not in filled:
+            filled[ph.name] = _filled(r, ph.name)
+        values[key] = ValueUse(ph.name, origin.skill, origin.line, *filled[ph.name])
     found = tuple(values.values())
     if not found:
         note = f"{r.d_tag} uses no `{{{{name}}}}` here: nothing to fill in."
