@@ -63,6 +63,8 @@ def test_edit_a_tool_result_and_see_the_skill_preview_change(context, live_serve
     expect(page.locator(".flashes")).to_contain_text("Saved the tool agent_identity.")
 
     # The skill that uses the tool (through the agent_npub binding) now shows the new value.
+    # No live check in flight, whose answer would replace the link being clicked.
+    page.wait_for_function("!document.querySelector('.htmx-request')")
     page.click("#tool-uses a >> text=identity")
     expect(page.locator("#preview .doc-rendered")).to_contain_text(NEW_NPUB)
     expect(page.locator("#preview .doc-rendered")).not_to_contain_text("npub1kfc89dlu9m05")
