@@ -53,9 +53,11 @@ class Answer:
     """What the SDK answered: status, headers and body; for a stream, `chunks` yields the
     body as it comes and `close` ends it."""
 
-    def __init__(self) -> None:
+    def __init__(self, whole: bool = True) -> None:
         self.status = 500
         self.headers: list[tuple[str, str]] = []
+        #: The body, kept only for an answer given whole (a stream's goes by `chunks`).
+        self.whole = whole
         self.body = bytearray()
         self.pieces: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.started = threading.Event()
@@ -110,7 +112,7 @@ def stream(server: Server[Any], method: str, path: str, query: bytes,
     answer's status and headers are known when this returns, its body comes as
     `chunks()`. The loop ends when the SDK ends the answer, when the client goes
     (`close`), or `seconds` plus a grace after it started."""
-    result = Answer()
+    result = Answer(whole=False)
     scope = _scope(method, path, query, headers)
     thread = threading.Thread(target=anyio.run, name="mcp-stream", daemon=True,
                               args=(_exchange, server, scope, body, max_body, result,
@@ -158,10 +160,14 @@ async def _exchange(server: Server[Any], scope: dict[str, Any], body: bytes, max
             result.started.set()
         elif message["type"] == "http.response.body":
             piece = message.get("body", b"")
-            result.body += piece
+            if result.whole:
+                result.body += piece
             result.pieces.put(piece)
             if not message.get("more_body"):
                 done.set()
+                # The answer is whole: its reader ends now, not when the loop has wound
+                # down (the stream's place is given back when the WSGI answer closes).
+                result.pieces.put(None)
 
     manager = StreamableHTTPSessionManager(server, json_response=True, stateless=True,
                                            max_request_body_size=max_body)
