@@ -234,3 +234,16 @@ def test_a_page_is_the_template_rendered_and_encoded_whole(app, simon):
             assert response.get_data() == render_template(template, agents=agents,
                                                            trash=[]).encode()
             assert response.headers["Content-Length"] == str(len(response.get_data()))
+
+
+def test_a_piece_with_no_place_to_cut_is_counted_up_to_the_exact_size(monkeypatch):
+    """A request body is one line: its 20 MB were counted whole (3 s a step page)."""
+    monkeypatch.setattr(tokens, "EXACT_CHARS", 1000)
+    counted = []
+    piece = tokens._count_piece
+    monkeypatch.setattr(tokens, "_count_piece", lambda p: counted.append(p) or piece(p))
+    text = "a plain word " * 2000  # 26,000 characters on one line, 6,000 tokens
+    found = tokens.count_tokens(text)
+    assert [len(p) for p in counted] == [1000]
+    assert not found.exact and "past 1,000 characters" in found.reason
+    assert abs(found.n - 6000) <= 60

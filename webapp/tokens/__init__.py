@@ -166,8 +166,12 @@ def count_texts(texts: Sequence[str]) -> list[TokenCount]:
     for text in texts:
         counted, done = [], 0
         for piece in pieces(text):
-            if chars + done >= EXACT_CHARS:
+            left = EXACT_CHARS - chars - done
+            if left <= 0:
                 break
+            # A piece with no place to cut it (a request body is one line) is counted up
+            # to what is left, the rest estimated with the text's.
+            piece = piece[:left]
             counted.append(_count_piece(piece))
             done += len(piece)
         n = sum(abs(count) for count in counted)

@@ -157,10 +157,12 @@ def plural(count: int, word: str) -> str:
 LISTED = 8
 
 
-def listed(items: Sequence[str], limit: int = LISTED) -> str:
-    """`a, b and c`; past `limit` items, `a, b, ... and 192 more`."""
-    if len(items) > limit:
-        return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+def listed(items: Sequence[str], limit: int = LISTED, total: int | None = None) -> str:
+    """`a, b and c`; past `limit` items, `a, b, ... and 192 more` (`total`: how many
+    there are, when `items` are only the first `limit` of them)."""
+    total = len(items) if total is None else total
+    if total > limit:
+        return ", ".join(items[:limit]) + f" and {total - limit} more"
     return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
 
 
@@ -256,9 +258,9 @@ def read_variables(r: SkillReading) -> SkillStep:
     if not found:
         note = f"{r.d_tag} uses no `{{{{name}}}}` here: nothing to fill in."
     else:
-        named = _names([f"`{{{{{short(v.name)}}}}}`" + (
+        named = listed([f"`{{{{{short(v.name)}}}}}`" + (
             f" ({short(v.tool)}, {v.formatter})" if v.kind != "unknown" else " (unknown: empty)")
-            for v in found])
+            for v in found[:LISTED]], total=len(found))
         note = (f"Filled in {plural(len(found), 'value')}: {named}. Each comes from a "
                 f"binding, a built-in or a mock tool, turned into markdown by its "
                 f"formatter; values are not scanned again.")
