@@ -197,3 +197,15 @@ def _hostile_and_ordinary_requests(base: str) -> None:
     thread.join()
     assert deadlines.stats().killed == killed + 1
     assert render_html.NOTICE in answer["body"].decode()
+
+
+def test_the_compared_in_part_notice_is_on_the_page(client, simon, csrf, skill_form):
+    """A draft that differs over more than `COMPARED_LINES` lines is compared in part, and
+    the preview's diff says so."""
+    lines = diffing.COMPARED_LINES + 500
+    data = skill_form("".join(f"line {n} of a long draft\n" for n in range(lines)))
+    data["shown"] = "diff"
+    response = client.post("/agents/Simon/skills/chat/preview", data=data, headers=HTMX)
+    assert response.status_code == 200
+    notice = diffing.WINDOW_NOTICE.format(lines=diffing.COMPARED_LINES)
+    assert html_module.escape(notice, quote=False) in response.data.decode()

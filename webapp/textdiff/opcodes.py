@@ -30,9 +30,11 @@ def line_window(a: list[str], b: list[str], most: int = COMPARED_LINES
     document took seconds to match line by line)."""
     alo, ahi, blo, bhi = trim(a, b, 0, len(a), 0, len(b))
     if max(ahi - alo, bhi - blo) <= most:
-        return line_opcodes(a, b), False
+        return _between(a, b, alo, ahi, blo, bhi), False
+    # The window's head is the texts' (found above); only its tail is its own.
     wa, wb = min(ahi, alo + most), min(bhi, blo + most)
-    window = line_opcodes(a[:wa], b[:wb])
+    a_in, b_in = a[:wa], b[:wb]
+    window = _between(a_in, b_in, *trim(a_in, b_in, alo, wa, blo, wb))
     # Past the window's last equal line the two sides may only be out of step.
     while window and (window[-1][0] != "equal" or window[-1][2] <= alo):
         window.pop()
@@ -56,7 +58,13 @@ def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     patience diff does. difflib only sees what lies between. Where several alignments are
     equally good (an inserted copy of a neighbouring line), the result may differ from difflib's.
     """
-    alo, ahi, blo, bhi = trim(a, b, 0, len(a), 0, len(b))
+    return _between(a, b, *trim(a, b, 0, len(a), 0, len(b)))
+
+
+def _between(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
+             ) -> list[Opcode]:
+    """`line_opcodes`, where `a[alo:ahi]` and `b[blo:bhi]` lie between the texts' common
+    head and tail (`trim`)."""
     codes: list[Opcode] = [("equal", 0, alo, 0, blo)]
     if (ahi - alo) + (bhi - blo) <= _DIFFLIB_LINES:
         codes += _difflib(a, b, alo, ahi, blo, bhi)
