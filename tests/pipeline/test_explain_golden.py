@@ -16,7 +16,7 @@ import yaml
 from tests.support.pipeline import fixture_bundle
 from tests.support.workspaces import RELAY_WATCH, SIMON
 from webapp.pipeline import STEP_WORDS, Explanation, assemble, explain, load_bundle
-from webapp.pipeline.explain import READERS, STEPS
+from webapp.pipeline.explain import READERS, STEPS, VALUES_KEPT
 from webapp.pipeline.stages import STAGES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "explain"
@@ -125,3 +125,21 @@ def test_the_layout_steps_count_the_skills_lines_without_their_traces() -> None:
     whole = {s.key: s for s in explain(workspace, "test").steps}
     assert step.note == whole["messages"].note
     assert "In: 8 lines: step 7's 12, less 4 blank lines trimmed around the parts." in step.note
+
+
+def test_a_skill_keeps_its_first_values_and_its_note_counts_them_all() -> None:
+    """A 100 KB skill with a `{{name}}` a line fills in a thousand values: its part keeps
+    the first `VALUES_KEPT` to list, and its note counts every one (a name at a place once)."""
+    lines = [f"Line {n} uses {{{{tool_{n % 3}}}}} and {{{{tool_{n % 3}}}}} again."
+             for n in range(120)]
+    workspace = load_bundle(fixture_bundle({
+        "tools": [{"name": f"tool_{i}", "result": {"success": True, "content": f"r{i}"}}
+                  for i in range(3)],
+        "skills": [{"d_tag": "a", "content": "\n".join(lines)}]}))
+    (step,) = explain(workspace, "test", only={"variables"}).steps
+    (part,) = step.skills
+    assert len(part.values) == VALUES_KEPT
+    assert [(v.name, v.line) for v in part.values[:4]] == [
+        ("tool_0", 1), ("tool_1", 2), ("tool_2", 3), ("tool_0", 4)]
+    assert part.note.startswith("Filled in 120 values: `{{tool_0}}` (")
+    assert f"and {120 - 8} more." in part.note

@@ -8,10 +8,10 @@ they use.
 """
 
 from .data import Explanation, MessageShape, Selection, Step, StepName
-from .skills import READERS, BlockUse, SectionStep, SkillStep, TracedText, ValueUse
+from .skills import READERS, VALUES_KEPT, BlockUse, SectionStep, SkillStep, TracedText, ValueUse
 from .walk import STEPS, explain
 from .words import STEP_WORDS
 
-__all__ = ["READERS", "STEPS", "STEP_WORDS", "BlockUse", "Explanation", "MessageShape",
-           "SectionStep", "Selection", "SkillStep", "Step", "StepName", "TracedText",
-           "ValueUse", "explain"]
+__all__ = ["READERS", "STEPS", "STEP_WORDS", "VALUES_KEPT", "BlockUse", "Explanation",
+           "MessageShape", "SectionStep", "Selection", "SkillStep", "Step", "StepName",
+           "TracedText", "ValueUse", "explain"]

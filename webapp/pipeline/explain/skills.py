@@ -106,6 +106,7 @@ class SkillStep:
     before: TracedText
     after: TracedText
     note: str
+    #: The values the stage filled in, the first `VALUES_KEPT` (the note counts them all).
     values: tuple[ValueUse, ...] = ()
     sections: tuple[SectionStep, ...] = ()
     blocks: tuple[BlockUse, ...] = ()
@@ -233,8 +234,15 @@ def read_roles(r: SkillReading) -> SkillStep:
     return r.step(note, blocks=blocks)
 
 
+#: The values a skill's part keeps to list (the first; its note counts them all, and its
+#: diff shows every one): a 100 KB skill with a `{{name}}` a line fills in a thousand.
+VALUES_KEPT = 50
+
+
 def read_variables(r: SkillReading) -> SkillStep:
-    values: dict[tuple[str, str | None, int | None], ValueUse] = {}
+    # A value is a name at a place (an embedded skill's line too): each counted once.
+    seen: set[tuple[str, str | None, int | None]] = set()
+    kept: list[ValueUse] = []
     # What a name calls and gives is the same wherever it is written: found once a name
     # (a 100 KB skill with a `{{name}}` a line writes a few names ten thousand times).
     filled: dict[str, tuple[str, str, str, str]] = {}
@@ -242,26 +250,28 @@ def read_variables(r: SkillReading) -> SkillStep:
     # One scan of the text (a placeholder never spans a line break), each line's origin
     # made once: a 100 KB skill with a `{{name}}` a line was a search a line and a
     # search of its runs a placeholder.
-    found = find_placeholders(text) if "{{" in text else []
-    origins = list(r.before.origins) if found else []
+    placeholders = find_placeholders(text) if "{{" in text else []
+    origins = list(r.before.origins) if placeholders else []
     at = since = 0  # the line of the last placeholder, and where it starts
-    for ph in found:
+    for ph in placeholders:
         at, since = at + text.count("\n", since, ph.start), ph.start
         origin = origins[at]
         key = (ph.name, origin.skill, origin.line)
-        if key in values:
+        if key in seen:
             continue
-        if ph.name not in filled:
-            filled[ph.name] = _filled(r, ph.name)
-        values[key] = ValueUse(ph.name, origin.skill, origin.line, *filled[ph.name])
-    found = tuple(values.values())
+        seen.add(key)
+        if len(kept) < VALUES_KEPT:
+            if ph.name not in filled:
+                filled[ph.name] = _filled(r, ph.name)
+            kept.append(ValueUse(ph.name, origin.skill, origin.line, *filled[ph.name]))
+    found = tuple(kept)
     if not found:
         note = f"{r.d_tag} uses no `{{{{name}}}}` here: nothing to fill in."
     else:
         named = listed([f"`{{{{{short(v.name)}}}}}`" + (
             f" ({short(v.tool)}, {v.formatter})" if v.kind != "unknown" else " (unknown: empty)")
-            for v in found[:LISTED]], total=len(found))
-        note = (f"Filled in {plural(len(found), 'value')}: {named}. Each comes from a "
+            for v in found[:LISTED]], total=len(seen))
+        note = (f"Filled in {plural(len(seen), 'value')}: {named}. Each comes from a "
                 f"binding, a built-in or a mock tool, turned into markdown by its "
                 f"formatter; values are not scanned again.")
     return r.step(note, values=found)
