@@ -247,3 +247,23 @@ def test_a_piece_with_no_place_to_cut_is_counted_up_to_the_exact_size(monkeypatc
     assert [len(p) for p in counted] == [1000]
     assert not found.exact and "past 1,000 characters" in found.reason
     assert abs(found.n - 6000) <= 60
+
+
+def test_a_big_step_pages_counts_are_all_remembered(monkeypatch):
+    """A step page of a 20 MB document counts its two texts to the exact size and the
+    parts of the skills it diffs; the next view counts none of them again (the counts'
+    memory held less than the two texts, and every view counted them all)."""
+    monkeypatch.setattr(tokens, "_counts", LRU("token counts of pieces", tokens.COUNTED_CHARS,
+                                               weight=lambda piece, count: len(piece)))
+
+    def text(tag: str, chars: int) -> str:
+        return "".join(f"Rule {n} of {tag}: answer in plain words.\n"
+                       for n in range(chars // 40))
+    texts = [text("before", 5_000_000), text("after", 5_000_000),
+             *(text(f"skill {s} {side}", 100_000) for s in range(8) for side in "ab")]
+    first = [tokens.count_tokens(t) for t in texts]
+    counted = []
+    count = tokens._count
+    monkeypatch.setattr(tokens, "_count", lambda piece: counted.append(piece) or count(piece))
+    assert [tokens.count_tokens(t) for t in texts] == first
+    assert counted == []

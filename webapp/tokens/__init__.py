@@ -213,10 +213,15 @@ _NEWLINE_RUN = re.compile(r"\n\n+")
 #: Pieces up to this long have their counts remembered.
 CACHED_PIECE_CHARS = 8192
 
+#: The characters of pieces whose counts are remembered: a step page of a 20 MB document
+#: counts two texts to `EXACT_CHARS` and its skills' parts, so four such pages. At 8
+#: million, one page's two counts pushed its parts' out, and every view counted again.
+COUNTED_CHARS = 32_000_000
+
 #: The counts of the pieces counted last, keyed by the piece (the encoding is fixed: its
 #: rank file is checked against a hash, and `_Loader.reset` clears this); weighed by the
-#: pieces' characters, at most 8 million (a dozen of the largest documents).
-_counts: LRU[str, int] = LRU("token counts of pieces", 8_000_000,
+#: pieces' characters, at most `COUNTED_CHARS`.
+_counts: LRU[str, int] = LRU("token counts of pieces", COUNTED_CHARS,
                              weight=lambda piece, count: len(piece))
 
 
