@@ -230,12 +230,13 @@ def changes_page(session: Session, agent: str) -> ChangesPage:
     snapshots = store.list_snapshots(session, agent)
     latest = snapshots[0] if snapshots else None
     unpublished = store.has_unpublished_changes(session, agent)
-    changes, scenarios = None, []
-    if latest is not None and unpublished:
-        changes = store.changes_since(session, agent, latest.number)
-        scenarios = scenario_changes(store.snapshot_workspace(latest),
-                                     store.load_workspace(session, agent))
-    tests = test_runs.run_kept(store.load_workspace(session, agent)) if unpublished else None
+    changes, scenarios, tests = None, [], None
+    if unpublished:
+        draft = store.load_workspace(session, agent)  # read once: a 20 MB agent's is 0.2 s
+        if latest is not None:
+            changes = store.changes_since(session, agent, latest.number)
+            scenarios = scenario_changes(store.snapshot_workspace(latest), draft)
+        tests = test_runs.run_kept(draft)
     served = store.labelled_or_none(session, agent) if latest is not None else None
     return ChangesPage(latest, snapshots, changes, scenarios, unpublished, tests, served)
 

@@ -137,6 +137,8 @@ def changes_response(agent: str, status: int = 200, **extra: object) -> Response
     """The Changes page (or its fragment), with a refused publish's note and reason."""
     session = get_session()
     view = changes_page(session, agent)
+    # The header asks the same (`unpublished`): the page has the answer already.
+    g.setdefault("unpublished_agents", {})[agent] = view.unpublished
     first = (first_review(session, agent, view.tests, skill_link(agent, {}))
              if view.latest is None else [])
     return page_or_fragment("changes.html", "_changes.html", status, agent=agent, view=view,
