@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 from datetime import UTC, datetime
 
 import markdown
@@ -63,6 +64,28 @@ def test_long_pieces_are_cut_after_single_newlines_and_still_add_up(monkeypatch)
     for _ in range(2000):
         text = "".join(rng.choice(parts) for _ in range(rng.randrange(60)))
         assert tokens.count_tokens(text).n == len(encoding.encode_ordinary(text)), repr(text)
+
+
+def test_long_pieces_are_cut_where_a_line_by_line_reading_cuts(monkeypatch):
+    """The cuts inside a long piece are looked for half a piece on, not at every line: the
+    same cuts as reading each run of newlines (so the remembered counts keep their keys)."""
+    monkeypatch.setattr(tokens, "CACHED_PIECE_CHARS", 8)
+
+    def line_by_line(text: str) -> list[str]:
+        cut, start = [], 0
+        for match in re.finditer(r"\n+", text):
+            end = match.end()
+            if end - start >= 4 and end < len(text) and tokens._split_before(text[end]):
+                cut.append(text[start:end])
+                start = end
+        return [*cut, text[start:]]
+
+    rng = random.Random(11)
+    parts = ["a", "Word", " ", "\n", "\n", "\n\n\n", "/", "\t", "\u00a0", "xy\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(40)))
+        if "\n\n" not in text and len(text) > 8:  # one piece: cut after single newlines
+            assert list(tokens.pieces(text)) == line_by_line(text), repr(text)
 
 
 def test_a_text_past_the_exact_size_is_estimated_from_what_was_counted(monkeypatch):

@@ -249,11 +249,15 @@ def _parts(text: str, start: int, stop: int) -> Iterator[str]:
     if stop - start <= CACHED_PIECE_CHARS:
         yield text[start:stop]
         return
-    for match in _NEWLINES.finditer(text, start, stop):
-        end = match.end()
-        if end - start >= CACHED_PIECE_CHARS // 2 and end < stop and _split_before(text[end]):
+    # The first run that ends half a piece on is looked for from there, not line by line:
+    # a search from inside a run ends where the run does.
+    half = CACHED_PIECE_CHARS // 2
+    at = start + half - 1
+    while (match := _NEWLINES.search(text, at, stop)) is not None:
+        end = at = match.end()
+        if end < stop and _split_before(text[end]):
             yield text[start:end]
-            start = end
+            start, at = end, end + half - 1
     yield text[start:stop]
 
 
