@@ -10,6 +10,7 @@ from webapp.pipeline.origins import (
     OriginsBuilder,
     first_line_of,
     line_runs,
+    line_sources,
     lines_where,
     picked,
     with_values,
@@ -133,6 +134,16 @@ def test_line_runs_are_the_lines_in_runs(parts):
             assert run[0] == origin
             lines += run
         assert tuple(lines) == expected
+
+
+@given(_PARTS)
+def test_line_sources_are_the_line_runs_without_their_origins(parts):
+    """The Budget chart's reading: each run's kind, skill, name and lines, as `line_runs`
+    gives them, of an `Origins` and of a plain sequence alike."""
+    for origins in (Origins(parts), plain(parts)):
+        assert list(line_sources(origins)) == [
+            (origin.kind, origin.skill, origin.name, count)
+            for origin, count in line_runs(origins)]
 
 
 @given(_PARTS, _SKILLS)

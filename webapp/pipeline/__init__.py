@@ -80,7 +80,14 @@ from .log_entry import (
     parse_log_entry,
 )
 from .names import ResolvableName, Vocabulary, resolvable_names
-from .origins import Origins, OriginsBuilder, first_line_of, line_runs, origin_spans
+from .origins import (
+    Origins,
+    OriginsBuilder,
+    first_line_of,
+    line_runs,
+    line_sources,
+    origin_spans,
+)
 from .patterns import DIRECT_SEARCH, Search, pattern_problem, search_cost, search_pattern
 from .placeholders import find_placeholders
 from .result import (
@@ -257,6 +264,7 @@ __all__ = [
     "json_to_markdown",
     "lf_line_ends",
     "line_runs",
+    "line_sources",
     "origin_spans",
     "load_yaml",
     "whole_number",

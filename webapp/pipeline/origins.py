@@ -317,6 +317,24 @@ def _part_runs(part: Part) -> Iterable[tuple[Origin, int]]:
     return ((_one(part, 0), part[-1]),)  # a run or a repeated origin: one item
 
 
+def line_sources(origins: Sequence[Origin]
+                 ) -> Iterator[tuple[str, str | None, str | None, int]]:
+    """`line_runs` as `(kind, skill, name, lines)`, without an `Origin` made a run: the
+    Budget chart groups a 20 MB document's 200,000 runs by what wrote them."""
+    if type(origins) is not Origins:
+        for origin in origins:
+            yield origin.kind, origin.skill, origin.name, 1
+        return
+    for part in origins.parts:
+        if type(part[0]) is not str:
+            for origin in part:
+                yield origin.kind, origin.skill, origin.name, 1
+        elif len(part) == 3:
+            yield "skill", part[0], None, part[2]
+        else:
+            yield part[0], part[1], part[3], part[4]
+
+
 def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
     """The 0-based index of the first line `skill` wrote (its own or a value put into
     its text), or None."""

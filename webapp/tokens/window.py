@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from webapp.pipeline import Agent, Context, Diagnostic, line_runs
+from webapp.pipeline import Agent, Context, Diagnostic, line_sources
 from webapp.tokens import TokenCount, count_texts, count_tokens
 
 #: From this share of the window on, the budget is "near" and says so with a warning.
@@ -88,13 +88,13 @@ def breakdown(context: Context) -> list[Part]:
     sharing what one count may count exactly (`count_texts`)."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     lines, at = context.document.split("\n"), 0
-    for origin, count in line_runs(context.origins):  # a run of lines of one origin at a time
-        if origin.kind in _GROUPS:
-            key = _GROUPS[origin.kind]
-        elif origin.kind in ("tool", "variable"):
-            key = (origin.kind, origin.name or "?")
+    for kind, skill, name, count in line_sources(context.origins):  # a run at a time
+        if kind in _GROUPS:
+            key = _GROUPS[kind]
+        elif kind in ("tool", "variable"):
+            key = (kind, name or "?")
         else:
-            key = ("skill", origin.skill or "?")
+            key = ("skill", skill or "?")
         groups[key] += lines[at:at + count]
         at += count
     counts = count_texts(["\n".join(lines) for lines in groups.values()])
