@@ -132,16 +132,16 @@ class Reading:
         `---` rules that join parts and separate messages."""
         texts = self.document.texts()
         kept, origins = [], OriginsBuilder()
-        runs = [[at, at + count] for at, count, kind, _ in self.document.spans()
-                if kind not in ("title", "separator")]
         # Next runs kept as one: a document whose every line holds a value has a span a
         # line, and each extend costs a slice of the origins.
         joined: list[list[int]] = []
-        for run in runs:
-            if joined and joined[-1][1] == run[0]:
-                joined[-1][1] = run[1]
+        for at, count, kind, _ in self.document.spans():
+            if kind in ("title", "separator"):
+                continue
+            if joined and joined[-1][1] == at:
+                joined[-1][1] = at + count
             else:
-                joined.append(run)
+                joined.append([at, at + count])
         for start, stop in joined:
             kept += texts[start:stop]
             origins.extend(self.document.origins[start:stop])

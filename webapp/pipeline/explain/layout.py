@@ -37,23 +37,25 @@ def _parts(r: Reading) -> TracedText:
     return TracedText("\n".join(texts), origins.build())
 
 
+#: What a message's lines of each kind came from, when not a skill.
+_SOURCES = {"title": "title", "message": "incoming message", "history": "DM history"}
+
+
 def _shapes(r: Reading) -> tuple[MessageShape, ...]:
-    """Each message and where its lines came from, read from the document's runs."""
-    spans = list(r.document.spans())
-    starts = [index for index, (_, _, kind, _) in enumerate(spans) if kind == "role"]
-    shapes = []
-    for number, (start, message) in enumerate(zip(starts, r.context.messages, strict=True), 1):
-        end = starts[number] if number < len(starts) else len(spans)
-        sources: dict[str, None] = {}
-        for _, _, kind, skill in spans[start + 1:end]:
-            label = {"title": "title", "message": "incoming message",
-                     "history": "DM history"}.get(kind, skill)
-            if kind != "separator" and label:
-                sources[label] = None
-        shapes.append(MessageShape(number, message["role"],
-                                   message["content"].count("\n") + 1, tuple(sources),
-                                   message["content"]))
-    return tuple(shapes)
+    """Each message and where its lines came from, read from the document's runs in one
+    pass (each `role:` line opens the next message)."""
+    sources: list[dict[str, None]] = []
+    for _, _, kind, skill in r.document.spans():
+        if kind == "role":
+            sources.append({})
+        elif kind != "separator" and sources:
+            label = _SOURCES.get(kind, skill)
+            if label:
+                sources[-1][label] = None
+    return tuple(MessageShape(number, message["role"], message["content"].count("\n") + 1,
+                              tuple(found), message["content"])
+                 for number, (found, message) in enumerate(
+                     zip(sources, r.context.messages, strict=True), 1))
 
 
 def _joining(r: Reading) -> list[str]:
