@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from functools import partial
+from types import SimpleNamespace
 
 import anyio
 import pytest
@@ -21,7 +22,11 @@ from tests.support.mcp import (
 )
 from webapp import store
 from webapp.mcp_server.http import run_alone
+from webapp.mcp_server.live import Watch
+from webapp.mcp_server.server import Published
+from webapp.mcp_server.stdio import session_factory
 from webapp.schema import db
+from webapp.views.preview import MODEL_DEFAULTS, preview_models
 
 
 def test_list_changed_after_a_publish_and_a_label_move(published_url):
@@ -135,3 +140,39 @@ def test_subscriptions_are_bounded(published_url):
             return refused.value.message
 
     assert "at most 100 resources" in run_alone(session)
+
+
+class _Told:
+    """What a handshake-era session is told. A double of the SDK's session: with a real
+    client the order of its `initialized` and the server's reading of the label cannot be
+    chosen, and a move read in between was told to no one (a CI run waited a minute)."""
+
+    def __init__(self) -> None:
+        self.told: list[str] = []
+
+    async def send_resource_list_changed(self) -> None:
+        self.told.append("resources")
+
+    async def send_prompt_list_changed(self) -> None:
+        self.told.append("prompts")
+
+
+def test_a_move_before_the_client_is_ready_is_told_when_it_is(published_url):
+    watch = Watch(Published("Docs", "production", session_factory(published_url),
+                            preview_models(MODEL_DEFAULTS)))
+    session = _Told()
+
+    async def serve() -> tuple[bool, list[str], bool]:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(watch.run, 0.05)
+            await anyio.to_thread.run_sync(publish_edit, published_url)
+            for _ in range(600):  # the watch's readings, not a clock
+                if watch.missed:
+                    break
+                await anyio.sleep(0.05)
+            missed = watch.missed
+            await watch.attach(SimpleNamespace(session=session), None)
+            tasks.cancel_scope.cancel()
+        return missed, session.told, watch.missed
+
+    assert run_alone(serve) == (True, ["resources", "prompts"], False)

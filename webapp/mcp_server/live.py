@@ -91,10 +91,18 @@ class Watch:
         self.streams = ListenHandler(self.bus, max_subscriptions=MOST_LISTENERS)
         self.subscribed: set[str] = set()  # by the handshake-era session
         self.wanted: set[str] = set()  # by listen streams
+        #: The label moved while no session was ready to be told (`attach` tells it).
+        self.missed = False
 
     async def attach(self, ctx: Any, params: Any) -> None:
-        """`notifications/initialized`: the client is ready to be told of changes."""
+        """`notifications/initialized`: the client is ready to be told of changes, and is
+        told now of one since the server started: the client may have listed before it
+        said it was ready, and a move read in between was otherwise told to no one."""
         self.session = ctx.session
+        if self.missed:
+            self.missed = False
+            await self.session.send_resource_list_changed()
+            await self.session.send_prompt_list_changed()
 
     async def listen(self, ctx: Any, params: types.SubscriptionsListenRequestParams
                      ) -> types.SubscriptionsListenResult:
@@ -131,6 +139,8 @@ class Watch:
                 await self.session.send_prompt_list_changed()
                 for uri in sorted(changed & self.subscribed):
                     await self.session.send_resource_updated(uri)
+            else:
+                self.missed = True
             await self.bus.publish(ResourcesListChanged())  # 2026-era listen streams
             await self.bus.publish(PromptsListChanged())
             for uri in sorted(changed & self.wanted):
