@@ -20,6 +20,7 @@ from tests.support.mcp import (
     stdio,
     stdio_client,
 )
+from tests.support.waiting import wait_until
 from webapp import store
 from webapp.mcp_server.http import run_alone
 from webapp.mcp_server.live import Watch
@@ -166,10 +167,8 @@ def test_a_move_before_the_client_is_ready_is_told_when_it_is(published_url):
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(watch.run, 0.05)
             await anyio.to_thread.run_sync(publish_edit, published_url)
-            for _ in range(600):  # the watch's readings, not a clock
-                if watch.missed:
-                    break
-                await anyio.sleep(0.05)
+            await anyio.to_thread.run_sync(wait_until, lambda: watch.missed,
+                                           "the watch to read the move")
             missed = watch.missed
             await watch.attach(SimpleNamespace(session=session), None)
             tasks.cancel_scope.cancel()
