@@ -31,6 +31,9 @@ def test_edit_every_key_of_the_frontmatter(context, live_server, screenshots):
 
     expect(page.get_by_text("Saved the frontmatter of chat.")).to_be_visible()
     expect(page.get_by_label("Description")).to_have_value("Talks with the user, kindly")
+    # The editor the save landed on opens the dialog once its scripts have run: a click
+    # before them follows the link to the frontmatter's own page.
+    page.wait_for_load_state("load")
     page.get_by_role("link", name="Frontmatter", exact=True).click()
     expect(dialog.get_by_role("textbox", name="Frontmatter of chat")).to_contain_text(
         "x-team: 'ops'")
