@@ -24,6 +24,7 @@ from webapp.pipeline import (
     load_bundle,
     parse_json,
 )
+from webapp.pipeline.untrusted import json_containers
 
 BOMB_ARGS = ("[&a [x,x,x,x,x,x,x,x,x,x], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], "
              "&c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], "
@@ -89,6 +90,28 @@ def test_deep_json_is_a_bundle_error_naming_the_place(text, column):
 def test_json_nesting_inside_strings_does_not_count():
     assert parse_json(json.dumps({"s": "[" * 1000})) == {"s": "[" * 1000}
     assert parse_json("[" * MAX_DEPTH + "]" * MAX_DEPTH)
+
+
+def brackets_outside_strings(text: str) -> int:
+    """The containers `text` opens, read a character at a time: a string runs from a `"`
+    to the next unescaped `"`, or to a backslash before a line's end (which no JSON
+    string holds)."""
+    opened, in_string, escaped = 0, False, False
+    for char in text:
+        if escaped:
+            in_string, escaped = char != "\n", False
+        elif in_string:
+            escaped, in_string = char == "\\", char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            opened += 1
+    return opened
+
+
+@given(st.text(alphabet='[]{}"\\a\n', max_size=60))
+def test_the_depth_scan_skips_strings_as_a_character_reader_does(text):
+    assert json_containers(text) == brackets_outside_strings(text)
 
 
 def test_nan_and_infinity_are_not_json():
