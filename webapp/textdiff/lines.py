@@ -138,9 +138,9 @@ def diff_lines(old: str, new: str, context: int = CONTEXT_LINES,
     # worker: a change in a 20 MB document sends a few lines, not 40 MB down a pipe.
     alo, ahi, blo, bhi = trim(a, b, 0, len(a), 0, len(b))
     start = max(0, alo - context)
-    job = (a[start:min(len(a), ahi + context)], b[start:min(len(b), bhi + context)],
-           context, limit, start)
-    diff = deadlines.run("diff", _diff_of_lines, [job]).results[0]
+    job = (_packed(a[start:min(len(a), ahi + context)]),
+           _packed(b[start:min(len(b), bhi + context)]), context, limit, start)
+    diff = deadlines.run("diff", _diff_of_packed, [job]).results[0]
     return rough_diff(old, new, context, limit) if diff is deadlines.OVERRUN else diff
 
 
@@ -170,6 +170,20 @@ def exact_diff(old: str, new: str, context: int = CONTEXT_LINES, limit: int | No
     """
     return _diff_of_lines((old.splitlines(), new.splitlines(), context, limit, 0), opcodes,
                           words)
+
+
+def _packed(lines: list[str]) -> str | None:
+    """`lines` as one text for a worker (None if there are none): a pipe carries one
+    string of 20 MB in a tenth of the time it takes to pickle 200,000 of them."""
+    return "\n".join(lines) if lines else None
+
+
+def _diff_of_packed(job: tuple[str | None, str | None, int, int | None, int]) -> Diff:
+    """`_diff_of_lines` of a job whose lines were `_packed` (no line holds a newline:
+    they were split at every line end)."""
+    a, b, *rest = job
+    return _diff_of_lines((a.split("\n") if a is not None else [],
+                           b.split("\n") if b is not None else [], *rest))
 
 
 def _diff_of_lines(job: tuple[list[str], list[str], int, int | None, int],
