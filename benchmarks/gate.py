@@ -517,16 +517,17 @@ def hostile_rows(bench: Bench) -> list[Row]:
 
 
 #: The most a big agent's page may cost, in floors (reading the agent and assembling it,
-#: the skills' runs kept by the memo: tens of milliseconds), by page: the ratios measured
-#: in two runs when the rows were added (Changes 14-15, Compare snapshots 14, the
-#: preview's compare 49, snapshot 19-21, the step pages 5-6, 33-41 and 37-46), with room
-#: for a loaded machine; Changes after a save 8. A whole pass brought back shows: parsing
-#: the snapshot on every view doubles the snapshot row, explaining every step the trigger
-#: step's.
-BIG_BUDGETS = {"changes": 20.0, "changes after a save": 20.0, "snapshot compare": 20.0,
-               "preview compare": 80.0,
-               "snapshot": 30.0, "step trigger": 10.0, "step variables": 60.0,
-               "step messages": 60.0}
+#: the skills' runs kept by the memo: tens of milliseconds), by page: about twice the
+#: ratios two runs measured once the pages were made lighter (Changes 3.7-4.0, Compare
+#: snapshots 4.0, the preview's compare 21-24, snapshot 10-13, the step pages 2.6-3.2,
+#: 10-14 and 9-10, Changes after a save 6.6-6.7), so a pass over the whole document
+#: brought back on every view (the snapshot parsed, every step explained for one step's
+#: page, every skill's tokens counted) fails its row. When the rows were added, before
+#: that work, they were 14-15, 14, 49, 19-21, 5-6, 33-41, 37-46 and 8.
+BIG_BUDGETS = {"changes": 8.0, "changes after a save": 14.0, "snapshot compare": 8.0,
+               "preview compare": 48.0,
+               "snapshot": 26.0, "step trigger": 7.0, "step variables": 28.0,
+               "step messages": 20.0}
 
 
 #: The skill runs (real and hostile) a save of one skill of a big agent and its Changes

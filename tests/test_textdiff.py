@@ -10,7 +10,7 @@ from itertools import pairwise
 import pytest
 
 from webapp.textdiff import opcodes
-from webapp.textdiff.lines import diff_lines, exact_diff
+from webapp.textdiff.lines import _sent, diff_lines, exact_diff
 from webapp.textdiff.opcodes import COMPARED_LINES, line_opcodes, line_window
 from webapp.textdiff.words import word_parts
 
@@ -240,3 +240,40 @@ def test_texts_that_differ_over_more_than_the_window_are_compared_in_part():
     assert diff.removed > 2 * COMPARED_LINES - 1000 and len(diff.hunks) == changed_in_window + 1
     small = exact_diff("a\nb\nc", "a\nB\nc")
     assert not small.windowed and not small.rough and small.notice == ""
+
+
+def _numbered(count: int, label: str = "line") -> list[str]:
+    return [f"{label} {i}" for i in range(count)]
+
+
+WINDOW_PAST = 3 * COMPARED_LINES
+
+
+@pytest.mark.parametrize("old, new", [
+    # A change every 1,000 lines, throughout.
+    (_numbered(WINDOW_PAST), [line + " changed" if i % 1000 == 500 else line
+                              for i, line in enumerate(_numbered(WINDOW_PAST))]),
+    # Every line changed, the last three kept.
+    (_numbered(WINDOW_PAST) + ["end"] * 3, _numbered(WINDOW_PAST, "row") + ["end"] * 3),
+    # Short against long, and long against short, after a common head.
+    (_numbered(10), _numbered(5) + _numbered(WINDOW_PAST, "new")),
+    (_numbered(WINDOW_PAST), _numbered(10)),
+    # Long against long, with an empty line and a blank text's worth of lines.
+    ([""] + _numbered(WINDOW_PAST), [""] * (WINDOW_PAST // 2) + ["x"]),
+])
+def test_a_long_diff_sends_its_worker_only_the_lines_it_can_read(old, new):
+    """Past the lines a diff compares after the common head and the lines it may make
+    (`limit`), the worker is sent a count, not the lines: the diff is the same as of every
+    line, made in this process."""
+    old_text, new_text = "\n".join(old), "\n".join(new)
+    diff = diff_lines(old_text, new_text, limit=200)
+    assert diff == exact_diff(old_text, new_text, limit=200)
+    assert diff.windowed
+    a, b = old_text.splitlines(), new_text.splitlines()
+    alo, ahi, blo, bhi = opcodes.trim(a, b, 0, len(a), 0, len(b))
+    start = max(0, alo - 3)
+    for lines, lo, hi in ((a, alo, ahi), (b, blo, bhi)):
+        head, unsent, tail = _sent(lines, start, lo, hi, 3, 200)
+        sent = sum(text.count("\n") + 1 for text in (head, tail) if text is not None)
+        assert sent <= COMPARED_LINES + 200 + 9
+        assert sent + unsent == min(len(lines), hi + 3) - start
