@@ -7,11 +7,18 @@ from __future__ import annotations
 import dataclasses
 
 from tests.support.workspaces import SIMON
-from webapp.pipeline import SkillFile, load_bundle
+from webapp.pipeline import SkillFile, assemble, load_bundle
+from webapp.textdiff.lines import diff_lines, exact_diff
+from webapp.views import publish as publish_views
 from webapp.views.document_window import parse_lines, parse_opened
 from webapp.views.file_changes import file_changes
 from webapp.views.messages import Models, cut_strings, request_bodies
-from webapp.views.publish import scenario_change, scenario_changes, scenario_names
+from webapp.views.publish import (
+    MAX_DIFF_LINES,
+    scenario_change,
+    scenario_changes,
+    scenario_names,
+)
 from webapp.views.shown_text import shown_part
 from webapp.views.wording import counted
 
@@ -40,6 +47,32 @@ def test_one_scenario_s_panel_and_a_scenario_neither_side_has():
     change = scenario_change(WORKSPACE, _with_chat("\nMore.\n"), name)
     assert change is not None and change.document is not None and change.messages is not None
     assert scenario_change(WORKSPACE, WORKSPACE, "no such scenario") is None
+
+
+def test_a_scenario_s_long_change_is_made_up_to_the_lines_shown_and_counts_the_rest(
+        monkeypatch):
+    """2,000 lines added: the page's diffs make the `MAX_DIFF_LINES` it shows, not all of
+    them, and it says how many more there are (as many as a diff of every line has)."""
+    made = []
+
+    def counted_diff(*args, **kwargs):
+        diff = diff_lines(*args, **kwargs)
+        made.append(sum(len(hunk.lines) for hunk in diff.hunks))
+        return diff
+
+    monkeypatch.setattr(publish_views, "diff_lines", counted_diff)
+    added = "".join(f"\nLine {i} added since." for i in range(2000))
+    current = _with_chat(added)
+    name = next(iter(WORKSPACE.scenarios_by_name))
+    change = scenario_change(WORKSPACE, current, name)
+    assert made == [MAX_DIFF_LINES, MAX_DIFF_LINES], "the document's and the messages' diff"
+    assert change is not None and change.document is not None
+    shown = sum(len(hunk.lines) for hunk in change.document.hunks)
+    assert shown == MAX_DIFF_LINES
+    before, after = assemble(WORKSPACE, name), assemble(current, name)
+    whole = exact_diff(before.document, after.document)
+    assert change.document.added == whole.added > 2000
+    assert shown + change.document.hidden == sum(len(hunk.lines) for hunk in whole.hunks)
 
 
 def test_a_folder_s_file_changes_in_path_order_with_a_text_diff():

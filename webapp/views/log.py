@@ -10,7 +10,7 @@ from markupsafe import Markup
 from webapp.pipeline import Diagnostic, LogFormatError, format_log_entry, parse_log_entry
 from webapp.render import highlight_markdown_lines
 from webapp.schema import models
-from webapp.textdiff.lines import Diff, diff_lines
+from webapp.textdiff.lines import SHOWN_ROWS, Diff, diff_lines
 
 from .messages import MessageCard, message_card, messages_text
 from .preview import problem_key
@@ -55,7 +55,7 @@ def runtime_diff(entry: models.ContextLogEntry) -> Diff | None:
     if check.get("verdict") != "differs":
         return None
     expected = [{"role": role, "content": content} for role, content in check["expected"]]
-    return diff_lines(messages_text(expected), messages_text(entry.messages))
+    return diff_lines(messages_text(expected), messages_text(entry.messages), limit=SHOWN_ROWS)
 
 
 def _parses(text: str) -> bool:

@@ -130,9 +130,11 @@ def _state(before: Context | None, after: Context | None) -> str:
 
 def _diffed(name: str | None, state: str, before: Context | None, after: Context | None
             ) -> ScenarioChange:
-    document = labelled(diff_lines(_document(before), _document(after)),
+    # Made up to the lines shown, the rest counted: two documents of 20 MB that differ
+    # throughout were 300,000 lines made, past the worker's deadline and then in this process.
+    document = labelled(diff_lines(_document(before), _document(after), limit=MAX_DIFF_LINES),
                         _provenance(before), _provenance(after))
-    messages = labelled(diff_lines(_messages(before), _messages(after)),
+    messages = labelled(diff_lines(_messages(before), _messages(after), limit=MAX_DIFF_LINES),
                         message_origins(before), message_origins(after))
     return ScenarioChange(name, state, document, messages)
 
@@ -140,8 +142,9 @@ def _diffed(name: str | None, state: str, before: Context | None, after: Context
 def labelled(diff: Diff, old: Sequence[Origin], new: Sequence[Origin],
              most: int = MAX_DIFF_LINES) -> LabelledDiff:
     """`diff` with each line's origin: a removed line's in `old`, any other line's in `new`
-    (both indexed by line number); at most `most` lines, whole hunks at a time."""
-    hunks, shown, hidden = [], 0, 0
+    (both indexed by line number); at most `most` lines, whole hunks at a time, the lines
+    `diff` left unmade counted as hidden."""
+    hunks, shown, hidden = [], 0, diff.unmade_lines
     for hunk in diff.hunks:
         if shown + len(hunk.lines) > most and hunks:
             hidden += len(hunk.lines)
