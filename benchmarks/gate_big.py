@@ -86,14 +86,31 @@ def skills_run_after_a_save(bench, skills: int = big_agent.SKILLS,
     return count
 
 
-def read_and_assemble(bench, *sides: str) -> Callable[[int], None]:
-    """Each side (`draft` or a snapshot's number) read and each of its scenarios
-    assembled: what a page of the agent cannot avoid."""
+#: The agent whose every skill was reworded since it was published: its documents differ
+#: on every rule's line, so its Changes page diffs two documents that differ throughout.
+REWORDED = "BigReworded"
+
+
+def add_reworded(bench, skills: int, body_chars: int) -> None:
+    """The big agent as `REWORDED`: published, then every rule of every skill reworded."""
+    big_agent.add_big_agent(bench.app, REWORDED, skills, body_chars)
+    with bench.app.app_context():
+        session = db.get_session()
+        for skill in range(skills):
+            row = store.get_skill(session, REWORDED, f"skill_{skill}")
+            store.save_skill(session, REWORDED, row.d_tag, expected_version=row.version,
+                             content=row.content.replace("plain words", "short words"))
+        session.commit()
+
+
+def read_and_assemble(bench, *sides: str, agent: str = AGENT) -> Callable[[int], None]:
+    """Each side (`draft` or a snapshot's number) of `agent` read and each of its
+    scenarios assembled: what a page of the agent cannot avoid."""
     def floor(_: int) -> None:
         with bench.app.app_context():
             session = db.get_session()
             for ref in sides:
-                workspace = store.read_side(session, AGENT, ref).workspace
+                workspace = store.read_side(session, agent, ref).workspace
                 for scenario in workspace.scenarios:
                     assemble(workspace, scenario)
     return floor
@@ -115,4 +132,8 @@ def rows(bench, size: str, budget: Callable[[str], float]
              for page, floor in chosen.items()]
     found.append((f"big agent: changes after a save, {size}", changes_after_a_save(bench),
                   both, "read + assemble both sides", budget("changes after a save")))
+    found.append((f"big agent: changes of a draft reworded throughout, {size}",
+                  _get(bench, big_agent.pages(REWORDED)["changes"]),
+                  read_and_assemble(bench, "1", "draft", agent=REWORDED),
+                  "read + assemble both sides", budget("changes reworded")))
     return found
