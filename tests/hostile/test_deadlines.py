@@ -11,6 +11,8 @@ from __future__ import annotations
 import html as html_module
 import http.cookiejar
 import re
+import subprocess
+import sys
 import threading
 import urllib.parse
 import urllib.request
@@ -209,3 +211,25 @@ def test_the_compared_in_part_notice_is_on_the_page(client, simon, csrf, skill_f
     assert response.status_code == 200
     notice = diffing.WINDOW_NOTICE.format(lines=diffing.COMPARED_LINES)
     assert html_module.escape(notice, quote=False) in response.data.decode()
+
+
+#: A process that warms the pool twice, waits for the worker, then gives it work.
+WARMED = """
+from tests.support.waiting import wait_until
+from tests.support.work import spins
+from webapp.bounds import deadlines
+deadlines.warm()
+deadlines.warm()
+wait_until(lambda: deadlines.stats().idle == 1, "the warmed worker")
+assert deadlines.run("markdown", spins, ["a"]).results == ["A"]
+print(deadlines.stats().started, deadlines.stats().idle)
+"""
+
+
+def test_a_process_warms_one_worker_and_its_first_work_finds_it_ready():
+    """`warm` (each process's first request calls it) starts one worker, once a process,
+    and the first work uses it: no second worker is started."""
+    done = subprocess.run([sys.executable, "-c", WARMED], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "1"]

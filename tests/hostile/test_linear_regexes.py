@@ -78,9 +78,10 @@ REVIEWED: dict[re.Pattern[str], tuple[str, str]] = {
     re.compile(r"\{\{[ \t]*([^\s{}]+)[ \t]*\}\}"): (
         SCAN, "starts at `{{`; its runs stop at the next `{`, so two attempts never read the "
               "same character, and each run is given back once"),
-    re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]'): (
-        SCAN, "the loop's two branches start with different characters and the closing quote "
-              "is optional: an attempt never fails after its quote, nothing is given back"),
+    re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]'): (
+        SCAN, "after its quote, runs without a quote or backslash, each after an escape: the "
+              "run stops where an escape starts, and the closing quote is optional, so an "
+              "attempt never fails after its quote and nothing is given back"),
     re.compile(r'"([0-9a-f]{16}):([0-9]+)"'): (
         SCAN, "starts at a quote; sixteen characters, then a digit run that ends at the quote "
               "it needs: the digit runs of two attempts do not overlap"),

@@ -31,7 +31,9 @@ deadline once, not on every page).
 **The pool**: workers are started on demand, at most `MOST_WORKERS` a process, and an idle
 one is reused; they are forked from a `forkserver` that has imported the renderer, so a
 replacement starts in milliseconds and no worker inherits the web process's threads,
-database connections or sockets. A worker's start is not counted against a deadline.
+database connections or sockets. A worker's start is not counted against a deadline. The
+first is started in the background at a process's first request (`warm`), so no page
+waits for the forkserver's imports.
 """
 
 from __future__ import annotations
@@ -96,6 +98,8 @@ class Stats:
     killed: int = 0
     busy: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
+    #: Workers started and waiting for work.
+    idle: int = 0
 
 
 _log = logging.getLogger(__name__)
@@ -166,6 +170,23 @@ def map_cached(kind: str, compute: Callable[[str], V], texts: list[str], cache: 
         else:
             made[text] = cache.put(text, result)
     return made
+
+
+def warm() -> None:
+    """Start a worker in a thread of its own, once a process, so that the first work of the
+    process finds it ready: the pool's first worker waits for the forkserver to import the
+    renderer (a second or two, which a server's first page paid). The web app calls it at
+    each process's first request, after any fork of the server's own."""
+    global _warmed
+    with _warming:
+        if _warmed == os.getpid():
+            return
+        _warmed = os.getpid()
+    threading.Thread(target=_POOL.start_idle, name="bounded-warm", daemon=True).start()
+
+
+_warming = threading.Lock()
+_warmed: int | None = None
 
 
 def stats() -> Stats:
@@ -266,7 +287,8 @@ class _Pool:
 
     def stats_copy(self) -> Stats:
         with self._lock:
-            return Stats(**{**self._stats.__dict__, "kinds": dict(self._stats.kinds)})
+            return Stats(**{**self._stats.__dict__, "kinds": dict(self._stats.kinds),
+                            "idle": len(self._idle)})
 
     def run(self, fn: Callable[[Any], Any], items: Sequence[Any], cpu: float,
             wall_end: float) -> tuple[Outcome, float]:
@@ -325,6 +347,25 @@ class _Pool:
                 self._stats.busy -= 1
                 self._lock.notify()
             return None, time.monotonic() - started
+
+    def start_idle(self) -> None:
+        """Start one worker and keep it idle, unless the pool has one already."""
+        with self._lock:
+            if self._count:
+                return
+            self._count += 1
+            self._stats.started += 1
+        try:
+            worker = _Worker(self._start_context())
+        except Exception:
+            _log.exception("a worker process for untrusted work could not start")
+            with self._lock:
+                self._count -= 1
+                self._lock.notify()
+            return
+        with self._lock:
+            self._idle.append(worker)
+            self._lock.notify()
 
     def _checkin(self, worker: _Worker, healthy: bool) -> None:
         if not healthy:

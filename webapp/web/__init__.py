@@ -82,6 +82,7 @@ def invalid(exc: store.ValidationError) -> Any:
 
 
 def _start_work_budget() -> None:
+    deadlines.warm()
     g.work_budget = deadlines.request_budget(current_app.config["UNTRUSTED_WORK_SECONDS"])
 
 
