@@ -163,15 +163,16 @@ def test_a_move_before_the_client_is_ready_is_told_when_it_is(published_url):
                             preview_models(MODEL_DEFAULTS)))
     session = _Told()
 
-    async def serve() -> tuple[bool, list[str], bool]:
+    async def serve() -> tuple[list[str], list[str], bool]:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(watch.run, 0.05)
             await anyio.to_thread.run_sync(publish_edit, published_url)
             await anyio.to_thread.run_sync(wait_until, lambda: watch.missed,
-                                           "the watch to read the move")
-            missed = watch.missed
+                                           "the watch to note the move it could tell no one")
+            before = list(session.told)
             await watch.attach(SimpleNamespace(session=session), None)
             tasks.cancel_scope.cancel()
-        return missed, session.told, watch.missed
+        return before, session.told, watch.missed
 
-    assert run_alone(serve) == (True, ["resources", "prompts"], False)
+    # Told nothing before it was attached, both lists once after, and nothing left noted.
+    assert run_alone(serve) == ([], ["resources", "prompts"], False)
