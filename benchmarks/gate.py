@@ -524,11 +524,11 @@ def hostile_rows(bench: Bench) -> list[Row]:
 #: brought back on every view (the snapshot parsed, every step explained for one step's
 #: page, every skill's tokens counted) fails its row. When the rows were added, before
 #: that work, they were 14-15, 14, 49, 19-21, 5-6, 33-41, 37-46 and 8. The Changes page
-#: of a draft reworded throughout is 8.4 (109 while its diffs made every line).
+#: of a draft reworded throughout is 8.4-9.2 (109 while its diffs made every line).
 BIG_BUDGETS = {"changes": 8.0, "changes after a save": 14.0, "snapshot compare": 8.0,
                "preview compare": 48.0,
                "snapshot": 26.0, "step trigger": 7.0, "step variables": 28.0,
-               "step messages": 20.0, "changes reworded": 20.0}
+               "step messages": 20.0, "changes of a draft reworded throughout": 20.0}
 
 
 #: The skill runs (real and hostile) a save of one skill of a big agent and its Changes

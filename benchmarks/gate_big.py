@@ -135,5 +135,5 @@ def rows(bench, size: str, budget: Callable[[str], float]
     found.append((f"big agent: changes of a draft reworded throughout, {size}",
                   _get(bench, big_agent.pages(REWORDED)["changes"]),
                   read_and_assemble(bench, "1", "draft", agent=REWORDED),
-                  "read + assemble both sides", budget("changes reworded")))
+                  "read + assemble both sides", budget("changes of a draft reworded throughout")))
     return found
