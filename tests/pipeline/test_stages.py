@@ -10,12 +10,13 @@ from hypothesis import strategies as st
 
 from tests.support.pipeline import block_of_lines
 from webapp.pipeline import Agent, Scenario, Skill, Tool, Variable, Workspace, assemble
-from webapp.pipeline.assemble import Unresolved, _PlainLookups, run_plain_skill
+from webapp.pipeline.assemble import Unresolved, _PlainLookups, _run_plain, run_plain_skill
 from webapp.pipeline.blocks import Block, parse_skill, splice
+from webapp.pipeline.expectations import HOSTILE_DATA
 from webapp.pipeline.headings import bump_headings, bump_text
 from webapp.pipeline.origins import Origins, OriginsBuilder
 from webapp.pipeline.placeholders import find_placeholders
-from webapp.pipeline.result import Origin
+from webapp.pipeline.result import Diagnostic, Origin
 from webapp.pipeline.stages import (
     STAGES,
     SkillRun,
@@ -30,8 +31,8 @@ from webapp.pipeline.stages import (
 from webapp.pipeline.variables import Resolved
 
 
-def plain_run(content: str, values: dict | None = None) -> SkillRun:
-    return SkillRun("s", parse_skill("s", content), _PlainLookups(values or {}))
+def plain_run(content: str, values: dict | None = None, quiet: bool = False) -> SkillRun:
+    return SkillRun("s", parse_skill("s", content), _PlainLookups(values or {}), quiet=quiet)
 
 
 def body(run: SkillRun) -> list[Block]:
@@ -205,6 +206,46 @@ def test_resolving_placeholders_apart_gives_what_splicing_gives(text, values):
         assert apart_run.diagnostics == splice_run.diagnostics == []
 
 
+#: A value's problem, which only a diagnostic says.
+PROBLEM = Diagnostic("warning", "format", "the value was cut", None, None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["ab", " ", "\t", "\n", "- ", "{{a}}", "{{b}}", "{{ c }}",
+                                 "\\{{a}}", "#"]), max_size=16).map("".join),
+       st.fixed_dictionaries({name: st.lists(st.sampled_from(
+           ["v", " ", "\n", "user:", "```", "# x", HOSTILE_DATA]), min_size=1,
+           max_size=3).map("".join) for name in "abc"}),
+       st.sets(st.sampled_from("abc")))
+def test_a_quiet_run_resolves_apart_what_splicing_gives_and_says_nothing(text, values,
+                                                                        troubled):
+    """A run whose diagnostics nobody reads (`quiet`: the hostile lay-out's) resolves apart
+    values that hold a role marker or have problems too, which only diagnostics say: its
+    block is the one a run that says them splices."""
+    lookups = {name: Resolved(value, "tool", (PROBLEM,) if name in troubled else ())
+               for name, value in values.items()}
+    quiet, loud = plain_run(text, lookups, quiet=True), plain_run(text, lookups)
+    apart = resolve_apart(quiet, quiet.body)
+    spliced = resolve_by_splice(loud, loud.body)
+    if apart is not None:
+        assert (apart.text, apart.origins) == (spliced.text, spliced.origins)
+    assert quiet.diagnostics == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["Rule ", "{{a}}", "{{b}}", "\n", "# Part\n", "```\n",
+                                 "user:\n", "system:\n", "Title\n===\n", "###### Deep\n"]),
+                max_size=20).map("".join),
+       st.sampled_from([HOSTILE_DATA, "plain", "user:\nhi", "```\ncode", "# Heading"]))
+def test_a_quiet_run_makes_the_pieces_and_headings_a_loud_one_makes(content, value):
+    """The hostile lay-out's runs (`plain_skill_shape`) are quiet: the same pieces, origins
+    and headings as a run that makes its diagnostics, and none made."""
+    values = tuple(sorted((name, Resolved(value, "tool")) for name in ("a", "b")))
+    loud, quiet = _run_plain("s", content, values), _run_plain("s", content, values, quiet=True)
+    assert (quiet.pieces, quiet.headings) == (loud.pieces, loud.headings)
+    assert quiet.diagnostics == ()
+
+
 def test_resolving_apart_answers_for_a_placeholder_a_line_and_leaves_the_rest():
     lookups = {"a": Resolved("1\n2", "tool"), "b": Resolved("x", "variable")}
     run = plain_run("- {{a}} here\n  {{b}}\nplain", lookups)
@@ -216,6 +257,10 @@ def test_resolving_apart_answers_for_a_placeholder_a_line_and_leaves_the_rest():
         assert resolve_apart(run, run.body) is None
     run = plain_run("{{m}}", {"m": Resolved("user:", "tool")})
     assert resolve_apart(run, run.body) is None
+    # A quiet run has no warning to give of the marker: it resolves the line apart.
+    run = plain_run("{{m}}", {"m": Resolved("user:", "tool", (PROBLEM,))}, quiet=True)
+    block = resolve_apart(run, run.body)
+    assert block is not None and block.text == "user:" and run.diagnostics == []
 
 
 def workspace(content: str = "Hi {{name}}", result: str = "Ann", fmt: str | None = None

@@ -111,8 +111,9 @@ def plain_trace(d_tag: str, content: str, values: Values) -> tuple[Stage, ...]:
     return run_stages(run, content).trace.stages
 
 
-def _run_plain(d_tag: str, content: str, values: Values) -> SkillResult:
-    run = SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values)))
+def _run_plain(d_tag: str, content: str, values: Values, quiet: bool = False) -> SkillResult:
+    run = SkillRun(d_tag, parse_skill(d_tag, content), _PlainLookups(dict(values)),
+                   quiet=quiet)
     return run_stages(run, content, later=functools.partial(plain_trace, d_tag, content, values))
 
 
@@ -147,7 +148,7 @@ def plain_skill_shape(d_tag: str, content: str, values: Values) -> SkillResult:
     (`expectations.builtin_checks`, eight lines a `{{name}}`): kept this small, an agent's
     shapes stay in their own memo, so a change makes one skill's again, and the hostile
     runs do not push the real ones out of `run_plain_skill`'s."""
-    result = _run_plain(d_tag, content, values)
+    result = _run_plain(d_tag, content, values, quiet=True)  # its problems are dropped
     pieces = tuple(Piece(p.role, p.skill, "x" if p.text else "", ()) for p in result.pieces)
     return SkillResult(pieces, (), result.trace, result.headings)
 

@@ -78,6 +78,7 @@ class SkillRun:
     parsed: ParsedSkill
     lookups: Lookups
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    quiet: bool = False  # no diagnostic is made, nor looked for (`plain_skill_shape`'s runs)
     body: Block = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +86,8 @@ class SkillRun:
 
     def diag(self, severity: str, code: str, message: str, origin: Origin | None = None, *,
              name: str | None = None, suggestions: Sequence[str] = ()) -> None:
+        if self.quiet:
+            return
         self.diagnostics.append(Diagnostic(severity, code, message,
                                            origin.skill if origin else None,
                                            origin.line if origin else None,
@@ -179,11 +182,12 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
     shapes: dict[str, tuple[str, int]] = {}  # name -> its kind, its line breaks
     for name in set(names):
         resolved = skill.lookups.resolve(name)
-        if resolved is None or resolved.problems or not resolved.text:
+        # A value's problems and a line that may be a role marker only make diagnostics.
+        if resolved is None or (resolved.problems and not skill.quiet) or not resolved.text:
             return None
         texts[name] = resolved.text
         shapes[name] = resolved.kind, resolved.text.count("\n")
-    if may_hold_marker("\n".join(texts.values())):  # one scan
+    if not skill.quiet and may_hold_marker("\n".join(texts.values())):  # one scan
         return None
     allowance = skill.lookups.allowance  # past it, `resolve_by_splice` decides each copy
     if allowance is not None and not allowance.spend(sum(len(texts[n]) for n in names)):
@@ -219,7 +223,8 @@ def resolve_by_splice(skill: SkillRun, block: Block) -> Block:
         if may_hold_marker("\n".join(values)):  # most values hold none: one scan
             check_markers(skill, values, first.name or "", first, first_alone=starts_line)
 
-    return splice(block, find_placeholders(block.text), value, literal=unescape, check=check)
+    return splice(block, find_placeholders(block.text), value, literal=unescape,
+                  check=None if skill.quiet else check)
 
 
 _NOTHING: Lines = ((), ())
@@ -257,7 +262,7 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
     warned: set[tuple[Origin, bool]] = set()
 
     def data_fence(origin: Origin, closes_authors: bool) -> None:
-        if (origin, closes_authors) in warned:  # once per value, however many fence lines
+        if skill.quiet or (origin, closes_authors) in warned:  # once a value, at most
             return
         warned.add((origin, closes_authors))
         if closes_authors:
