@@ -182,12 +182,11 @@ def resolve_apart(skill: SkillRun, block: Block) -> Block | None:
     shapes: dict[str, tuple[str, int]] = {}  # name -> its kind, its line breaks
     for name in set(names):
         resolved = skill.lookups.resolve(name)
-        # A value's problems and a line that may be a role marker only make diagnostics.
         if resolved is None or (resolved.problems and not skill.quiet) or not resolved.text:
             return None
         texts[name] = resolved.text
         shapes[name] = resolved.kind, resolved.text.count("\n")
-    if not skill.quiet and may_hold_marker("\n".join(texts.values())):  # one scan
+    if not skill.quiet and may_hold_marker("\n".join(texts.values())):  # warned of: one scan
         return None
     allowance = skill.lookups.allowance  # past it, `resolve_by_splice` decides each copy
     if allowance is not None and not allowance.spend(sum(len(texts[n]) for n in names)):
@@ -262,7 +261,7 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
     warned: set[tuple[Origin, bool]] = set()
 
     def data_fence(origin: Origin, closes_authors: bool) -> None:
-        if skill.quiet or (origin, closes_authors) in warned:  # once a value, at most
+        if (origin, closes_authors) in warned:  # once per value, however many fence lines
             return
         warned.add((origin, closes_authors))
         if closes_authors:
@@ -283,9 +282,10 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
     origins = block.origins
     texts = block.text.split("\n") if origins else []
     data = lines_where(origins, _is_data)
+    warn = not skill.quiet  # a quiet run looks no origin up for a warning
     out = bump_headings(list(zip(texts, range(len(texts)), strict=True)),
-                        lambda at: clamp(origins[at]), data.__contains__,
-                        lambda at, closes: data_fence(origins[at], closes))
+                        (lambda at: clamp(origins[at])) if warn else None, data.__contains__,
+                        (lambda at, closes: data_fence(origins[at], closes)) if warn else None)
     text = "\n".join([line for line, _ in out])
     if len(out) == len(texts):  # no setext heading joined lines: every line kept, in order
         return Block(block.role, block.skill, text, origins)
