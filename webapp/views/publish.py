@@ -142,8 +142,9 @@ def _diffed(name: str | None, state: str, before: Context | None, after: Context
 def labelled(diff: Diff, old: Sequence[Origin], new: Sequence[Origin],
              most: int = MAX_DIFF_LINES) -> LabelledDiff:
     """`diff` with each line's origin: a removed line's in `old`, any other line's in `new`
-    (both indexed by line number); at most `most` lines, whole hunks at a time, the lines
-    `diff` left unmade counted as hidden."""
+    (both indexed by line number); at most `most` lines, whole hunks at a time (but the
+    last hunk a `limit`ed diff made, which ends where it stopped), the lines `diff` left
+    unmade counted as hidden."""
     hunks, shown, hidden = [], 0, diff.unmade_lines
     for hunk in diff.hunks:
         if shown + len(hunk.lines) > most and hunks:
