@@ -233,3 +233,26 @@ def test_a_process_warms_one_worker_and_its_first_work_finds_it_ready():
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "1"]
+
+
+#: A process of the app that answers the runtime API, then a page.
+API_THEN_PAGE = """
+import sys
+from webapp.app import create_app
+from webapp.bounds import deadlines
+app = create_app({"DATABASE_URL": "sqlite:///" + sys.argv[1], "SEED_DEMO": False,
+                  "SECRET_KEY": "warm"})
+client = app.test_client()
+print(client.get("/api/v1/agents/Nobody/snapshots/production").status_code,
+      deadlines.stats().warmed)
+print(client.get("/").status_code, deadlines.stats().warmed)
+"""
+
+
+def test_a_page_warms_the_pool_and_the_runtime_api_does_not(tmp_path):
+    """A process that serves only the runtime API starts a worker when it needs one: its
+    requests warm nothing; a page's does."""
+    done = subprocess.run([sys.executable, "-c", API_THEN_PAGE, str(tmp_path / "w.sqlite")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["401", "False", "200", "True"]

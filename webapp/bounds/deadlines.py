@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import dataclasses
 import logging
 import multiprocessing
 import os
@@ -100,6 +101,8 @@ class Stats:
     kinds: dict[str, int] = field(default_factory=dict)
     #: Workers started and waiting for work.
     idle: int = 0
+    #: Whether this process asked for its first worker ahead of work (`warm`).
+    warmed: bool = False
 
 
 _log = logging.getLogger(__name__)
@@ -191,7 +194,7 @@ _warmed: int | None = None
 
 def stats() -> Stats:
     """The pool's counters (a copy)."""
-    return _POOL.stats_copy()
+    return dataclasses.replace(_POOL.stats_copy(), warmed=_warmed == os.getpid())
 
 
 def close_idle() -> None:

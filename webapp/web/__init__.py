@@ -82,7 +82,8 @@ def invalid(exc: store.ValidationError) -> Any:
 
 
 def _start_work_budget() -> None:
-    deadlines.warm()
+    if not problems.wanted():  # a page's process warms the pool; the API's starts it on demand
+        deadlines.warm()
     g.work_budget = deadlines.request_budget(current_app.config["UNTRUSTED_WORK_SECONDS"])
 
 
