@@ -99,10 +99,8 @@ class Stats:
     killed: int = 0
     busy: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
-    #: Workers started and waiting for work.
-    idle: int = 0
-    #: Whether this process asked for its first worker ahead of work (`warm`).
-    warmed: bool = False
+    idle: int = 0  # workers started and waiting for work
+    warmed: bool = False  # this process asked for its first worker ahead of work (`warm`)
 
 
 _log = logging.getLogger(__name__)
@@ -179,7 +177,7 @@ def warm() -> None:
     """Start a worker in a thread of its own, once a process, so that the first work of the
     process finds it ready: the pool's first worker waits for the forkserver to import the
     renderer (a second or two, which a server's first page paid). The web app calls it at
-    each process's first request, after any fork of the server's own."""
+    each process's first page request, after any fork of the server's own."""
     global _warmed
     with _warming:
         if _warmed == os.getpid():
@@ -189,7 +187,7 @@ def warm() -> None:
 
 
 _warming = threading.Lock()
-_warmed: int | None = None
+_warmed: int | None = None  # the process that warmed (its pid)
 
 
 def stats() -> Stats:
