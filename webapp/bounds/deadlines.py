@@ -32,8 +32,8 @@ deadline once, not on every page).
 one is reused; they are forked from a `forkserver` that has imported the renderer, so a
 replacement starts in milliseconds and no worker inherits the web process's threads,
 database connections or sockets. A worker's start is not counted against a deadline. The
-first is started in the background at a process's first request (`warm`), so no page
-waits for the forkserver's imports.
+first is started in the background at a process's first page request (`warm`), so no
+page waits for the forkserver's imports.
 """
 
 from __future__ import annotations
