@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from webapp.pipeline.origins import (
     Origins,
     OriginsBuilder,
+    data_lines,
     first_line_of,
     line_runs,
     line_sources,
-    lines_where,
     picked,
     with_values,
 )
@@ -163,10 +163,10 @@ def test_picked_lines_keep_their_origins(parts, data):
 
 
 @given(_PARTS)
-def test_lines_where_a_test_holds(parts):
+def test_data_lines_mark_every_line_a_value_wrote(parts):
     expected = plain(parts)
-    assert lines_where(Origins(parts), lambda o: o.kind == "skill") == {
-        i for i, o in enumerate(expected) if o.kind == "skill"}
+    assert data_lines(Origins(parts)) == bytes(o.kind != "skill" for o in expected)
+    assert data_lines(expected) == bytes(o.kind != "skill" for o in expected)
 
 
 def test_spans_cover_every_line_with_its_kind_and_skill():

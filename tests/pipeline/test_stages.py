@@ -132,7 +132,7 @@ def test_the_whole_text_bump_handles_plain_text_and_leaves_the_rest_to_the_lines
 def test_the_whole_text_bump_gives_what_the_line_by_line_bump_gives(lines):
     bumped = bump_text("\n".join(lines))
     if bumped is not None:
-        assert bumped == "\n".join(text for text, _ in bump_headings([(t, 0) for t in lines]))
+        assert bumped == "\n".join(bump_headings(lines)[0])
 
 
 def line_by_line_splice(lines, replacements):
@@ -298,29 +298,39 @@ _BUMP_LINES = st.sampled_from(["# A", "###### F", "Para", "more", "===", "---", 
 
 @settings(max_examples=300)
 @given(st.lists(st.tuples(_BUMP_LINES, st.booleans()), min_size=1, max_size=14))
-def test_bumping_a_block_by_line_indexes_gives_what_bumping_by_origins_gave(lines):
-    """`bump_block`'s line-by-line path tags lines with their indexes and keeps the
-    origins as runs; the rule it must keep is the per-line one with origins as tags,
-    for the text, the origins and the diagnostics, author lines and data lines alike."""
+def test_bumping_a_block_keeps_each_line_with_its_origin(lines):
+    """`bump_block`'s line-by-line path names lines by their indexes and keeps the origins
+    as runs: each bumped line keeps the origin of the line it stands for (a setext
+    heading its paragraph's first line), and each diagnostic names its line's origin,
+    author lines and data lines alike."""
     builder = OriginsBuilder()
     for number, (_, data) in enumerate(lines, start=1):
         if data:
             builder.repeat("tool", "s", 1, "x", 1)
         else:
             builder.extend(Origins.of_skill("s", number)[number - 1:])
-    block = Block("system", "s", "\n".join(text for text, _ in lines), builder.build())
+    texts = [text for text, _ in lines]
+    block = Block("system", "s", "\n".join(texts), builder.build())
     run = plain_run("")
     [bumped] = bump_block_headings(run, [block])
     reported: list[tuple[str, int | None]] = []
     warned: set[tuple[Origin, bool]] = set()
 
-    def data_fence(origin: Origin, closes: bool) -> None:
+    def data_fence(at: int, closes: bool) -> None:
+        origin = block.origins[at]
         if (origin, closes) not in warned:  # once per value, as `bump_block` warns
             warned.add((origin, closes))
             reported.append(("fence-in-data", origin.line))
 
-    expected = bump_headings(block.lines, lambda o: reported.append(("heading-clamped", o.line)),
-                             lambda o: o.kind != "skill", data_fence)
-    assert bumped.text == "\n".join(text for text, _ in expected)
-    assert tuple(bumped.origins) == tuple(origin for _, origin in expected)
+    out, kept = bump_headings(
+        texts, lambda at: reported.append(("heading-clamped", block.origins[at].line)),
+        bytes(data for _, data in lines), data_fence)
+    indexes = range(len(texts)) if kept is None else kept
+    assert bumped.text == "\n".join(out)
+    assert tuple(bumped.origins) == tuple(block.origins[at] for at in indexes)
     assert [(d.code, d.line) for d in run.diagnostics] == reported
+    assert len(out) == len(indexes) and list(indexes) == sorted(set(indexes))
+    for line, at in zip(out, indexes, strict=True):  # a line bumped, kept, or a heading made
+        source = texts[at]
+        assert line in (source, source.lstrip(" "), "#" + source.lstrip(" ")) or (
+            line.startswith(("## ", "### ")) and line.split(" ", 1)[1].startswith(source.strip()))

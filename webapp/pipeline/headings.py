@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 
 from .roles import FenceTracker
-
-T = TypeVar("T")
 
 _LIST_START = frozenset("-+*")
 
@@ -90,85 +87,89 @@ def _is_paragraph_line(line: str) -> bool:
 
 
 def bump_headings(
-    lines: Sequence[tuple[str, T]],
-    on_clamp: Callable[[T], None] | None = None,
-    is_data: Callable[[T], bool] | None = None,
-    on_data_fence: Callable[[T, bool], None] | None = None,
-) -> list[tuple[str, T]]:
-    """Bump every heading of `lines` one level; each line carries a tag (its origin).
+    texts: Sequence[str],
+    on_clamp: Callable[[int], None] | None = None,
+    data: Sequence[int] | None = None,
+    on_data_fence: Callable[[int, bool], None] | None = None,
+) -> tuple[list[str], list[int] | None]:
+    """Bump every heading of the lines `texts` one level: the bumped lines, and the index
+    in `texts` of each of them when a setext heading joined lines (None when every line
+    was kept, in order). Callbacks are given a line's index.
 
-    A setext heading's paragraph lines are joined into one ATX line tagged with the
-    first line's tag. `on_clamp` is called with the tag of each level-6 heading.
+    A setext heading's paragraph lines are joined into one ATX line, which stands for
+    the paragraph's first line; its underline is dropped. `on_clamp` is called with each
+    level-6 heading's index.
 
-    Lines whose tag `is_data` (text a variable or tool put there) cannot change how the
-    author's own lines are read: a fence a value opens ends with the value
-    (`on_data_fence(tag of its opening line, False)` is called), a value's fence line
-    cannot close a fence the author opened (`on_data_fence(its tag, True)`: the author's
-    lines stay code up to the author's own closing fence), and a value's `===` or `---`
-    underlines nothing.
+    The lines `data` marks (a true item per line: text a variable or tool put there)
+    cannot change how the author's own lines are read: a fence a value opens ends with
+    the value (`on_data_fence(index of its opening line, False)` is called), a value's
+    fence line cannot close a fence the author opened (`on_data_fence(its index, True)`:
+    the author's lines stay code up to the author's own closing fence), and a value's
+    `===` or `---` underlines nothing.
     """
-    out: list[tuple[str, T]] = []
+    out: list[str] = []
+    joins: list[tuple[int, int]] = []  # each setext heading's first line and underline
     fence = FenceTracker()
     data_fence = FenceTracker()  # a fence opened by data, closed by data or by the author
-    data_opened: T | None = None
+    data_opened = -1
     paragraph_start = -1  # index in `out` where the current paragraph began
-    for item in lines:
-        text = item[0]
+    dropped = 0  # lines of `texts` that no line of `out` stands for, so far
+    for at, text in enumerate(texts):
         first = text[:1]
         if fence.char:  # inside the author's fence: only the author's lines can close it
-            if is_data is None or not is_data(item[1]):
+            if data is None or not data[at]:
                 fence.feed(text)
             elif on_data_fence is not None and fence.closes(text):
-                on_data_fence(item[1], True)
-            out.append(item)
+                on_data_fence(at, True)
+            out.append(text)
             continue
         if data_fence.char:
-            if is_data is not None and is_data(item[1]):
+            if data is not None and data[at]:
                 data_fence.feed(text)
-                out.append(item)
+                out.append(text)
                 continue
             if on_data_fence is not None:  # an author line: the value's fence ends here
-                on_data_fence(data_opened, False)  # type: ignore[arg-type]
+                on_data_fence(data_opened, False)
             data_fence = FenceTracker()
         # Fast paths first: most lines are prose, list items or ATX headings.
         if first.isalpha():
             if paragraph_start < 0:
                 paragraph_start = len(out)
-            out.append(item)
+            out.append(text)
             continue
         if first in _LIST_START and text[1:2] in (" ", "\t"):
             paragraph_start = -1
-            out.append(item)
+            out.append(text)
             continue
         if first in "# ":
             level = atx_level(text)
             if level:
                 if level == 6 and on_clamp is not None:
-                    on_clamp(item[1])
+                    on_clamp(at)
                 stripped = text.lstrip(" ")
-                out.append(("#" + stripped if level < 6 else stripped, item[1]))
+                out.append("#" + stripped if level < 6 else stripped)
                 paragraph_start = -1
                 continue
         if not text.strip():
-            out.append(item)
+            out.append(text)
             paragraph_start = -1
             continue
         if first in "`~ ":
-            data = is_data is not None and is_data(item[1])
-            if (data_fence if data else fence).feed(text):
-                if data:
-                    data_opened = item[1]
-                out.append(item)
+            is_data = data is not None and data[at]
+            if (data_fence if is_data else fence).feed(text):
+                if is_data:
+                    data_opened = at
+                out.append(text)
                 paragraph_start = -1
                 continue
-        if paragraph_start >= 0 and first in "=- " and not (
-                is_data is not None and is_data(item[1])):
+        if paragraph_start >= 0 and first in "=- " and not (data is not None and data[at]):
             underline = setext_level(text)
             if underline:  # the paragraph above becomes one ATX heading, one level deeper
-                para = out[paragraph_start:]
+                joined = " ".join(t.strip() for t in out[paragraph_start:])
+                joins.append((paragraph_start + dropped, at))
+                dropped += len(out) - paragraph_start
                 del out[paragraph_start:]
-                joined = " ".join(t.strip() for t, _ in para)
-                out.append(("#" * (underline + 1) + " " + joined, para[0][1]))
+                out.append("#" * (underline + 1) + " " + joined)
                 paragraph_start = -1
                 continue
         if _is_paragraph_line(text):
@@ -176,7 +177,21 @@ def bump_headings(
                 paragraph_start = len(out)
         elif not (paragraph_start >= 0 and text.startswith("    ")):  # indented: continuation
             paragraph_start = -1
-        out.append(item)
+        out.append(text)
     if data_fence.char and on_data_fence is not None:
-        on_data_fence(data_opened, False)  # type: ignore[arg-type]
-    return out
+        on_data_fence(data_opened, False)
+    return out, _kept(len(texts), joins) if joins else None
+
+
+def _kept(count: int, joins: list[tuple[int, int]]) -> list[int]:
+    """The indexes of the `count` lines that the bumped lines stand for, given each setext
+    heading's first line and underline: the paragraph's first line stands for the
+    heading, its other lines (up to the underline, which is right below it) and the
+    underline are gone."""
+    kept: list[int] = []
+    at = 0
+    for first, underline in joins:
+        kept += range(at, first + 1)
+        at = underline + 1
+    kept += range(at, count)
+    return kept

@@ -16,7 +16,7 @@ a plain tuple (a value's lines, a template section's); `OriginsBuilder` joins ei
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
 from typing import overload
 
@@ -344,16 +344,15 @@ def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
     return None
 
 
-def lines_where(origins: Sequence[Origin], test: Callable[[Origin], bool]) -> set[int]:
-    """The 0-based indexes of the lines whose origin passes `test`. `test` sees each
-    run's first origin, so it must not look at the line number."""
-    found: set[int] = set()
-    at = 0
-    for origin, count in line_runs(origins):
-        if test(origin):
-            found.update(range(at, at + count))
-        at += count
-    return found
+def data_lines(origins: Sequence[Origin]) -> bytearray:
+    """A byte per line: 1 where a value, a tool or the history wrote the line (its
+    origin's kind is not `skill`), 0 where the author did. Made a run at a time, with no
+    `Origin` made, however many lines a run has."""
+    mask = bytearray(len(origins))
+    for at, count, kind, _ in origin_spans(origins):
+        if kind != "skill":
+            mask[at:at + count] = b"\x01" * count
+    return mask
 
 
 def picked(origins: Sequence[Origin], indexes: Sequence[int]) -> Origins:

@@ -71,8 +71,9 @@ class FenceTracker:
 
     def closes(self, line: str) -> bool:
         """Whether `line` would close the open fence (without accounting for it)."""
-        if not self.char:
-            return False
+        first = line[:1]
+        if not self.char or (first != self.char and first != " "):
+            return False  # a closing fence starts with its character or a space
         stripped = line.lstrip(" ")
         run = len(stripped) - len(stripped.lstrip(self.char))
         return (len(line) - len(stripped) <= 3 and run >= self.length

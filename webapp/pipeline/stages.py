@@ -22,7 +22,7 @@ from .blocks import Block, Lines, ParsedSkill, Piece, SkillResult, splice, split
 from .budgets import Allowance, over_budget_message
 from .formatters import FormatOptions, format_value
 from .headings import bump_headings, bump_text
-from .origins import Origins, lines_where, picked, with_values
+from .origins import Origins, data_lines, picked, with_values
 from .placeholders import Placeholder, find_placeholders, split_placeholders, unescape
 from .result import Diagnostic, Origin, SkillTrace, Stage
 from .roles import is_marker, may_hold_marker
@@ -277,24 +277,18 @@ def bump_block(skill: SkillRun, block: Block) -> Block:
     bumped = bump_text(block.text)  # most text: no line needs a look of its own
     if bumped is not None:
         return Block(block.role, block.skill, bumped, block.origins)
-    # Line by line, each line tagged with its index, not its origin: the origins stay
-    # runs, and an `Origin` is made only for a line a diagnostic names.
+    # Line by line, each line named by its index, not its origin: the origins stay runs,
+    # and an `Origin` is made only for a line a diagnostic names.
     origins = block.origins
     texts = block.text.split("\n") if origins else []
-    data = lines_where(origins, _is_data)
     warn = not skill.quiet  # a quiet run looks no origin up for a warning
-    out = bump_headings(list(zip(texts, range(len(texts)), strict=True)),
-                        (lambda at: clamp(origins[at])) if warn else None, data.__contains__,
-                        (lambda at, closes: data_fence(origins[at], closes)) if warn else None)
-    text = "\n".join([line for line, _ in out])
-    if len(out) == len(texts):  # no setext heading joined lines: every line kept, in order
+    out, kept = bump_headings(
+        texts, (lambda at: clamp(origins[at])) if warn else None, data_lines(origins),
+        (lambda at, closes: data_fence(origins[at], closes)) if warn else None)
+    text = "\n".join(out)
+    if kept is None:  # no setext heading joined lines: every line kept, in order
         return Block(block.role, block.skill, text, origins)
-    return Block(block.role, block.skill, text, picked(origins, [at for _, at in out]))
-
-
-def _is_data(origin: Origin) -> bool:
-    """Whether a line is text a variable, tool or history put there, not the author's."""
-    return origin.kind != "skill"
+    return Block(block.role, block.skill, text, picked(origins, kept))
 
 
 # -- stage 5: template sections
