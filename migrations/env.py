@@ -13,6 +13,7 @@ from alembic import context
 from sqlalchemy import Engine
 
 import webapp.schema.api_models  # noqa: F401  (its tables are in Base.metadata)
+import webapp.schema.kept_models  # noqa: F401  (its table is in Base.metadata)
 from webapp.schema import db
 from webapp.schema.models import Base
 

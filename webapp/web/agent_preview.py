@@ -67,10 +67,11 @@ def show(agent: str) -> Response:
 def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:
     """Every scenario's context tests on the draft, and on the snapshot the agent is given
     (the `production` label's; None when there is none), for the Tests tab."""
-    served = store.labelled_or_none(get_session(), agent)
-    published = (test_runs.run_kept(store.snapshot_workspace(served))
+    session = get_session()
+    served = store.labelled_or_none(session, agent)
+    published = (test_runs.run_kept(session, store.snapshot_workspace(served))
                  if served is not None else None)
-    return {"draft": test_runs.run_kept(workspace), "published": published,
+    return {"draft": test_runs.run_kept(session, workspace), "published": published,
             "number": served.number if served is not None else None}
 
 
