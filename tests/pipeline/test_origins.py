@@ -13,6 +13,7 @@ from webapp.pipeline.origins import (
     line_runs,
     line_sources,
     picked,
+    skills_of,
     with_values,
 )
 from webapp.pipeline.result import Origin
@@ -167,6 +168,13 @@ def test_data_lines_mark_every_line_a_value_wrote(parts):
     expected = plain(parts)
     assert data_lines(Origins(parts)) == bytes(o.kind != "skill" for o in expected)
     assert data_lines(expected) == bytes(o.kind != "skill" for o in expected)
+
+
+@given(_PARTS)
+def test_skills_of_name_each_writer_once_in_the_order_of_its_first_line(parts):
+    expected = list(dict.fromkeys(o.skill for o in plain(parts)))
+    assert skills_of(Origins(parts)) == expected
+    assert skills_of(plain(parts)) == expected
 
 
 def test_spans_cover_every_line_with_its_kind_and_skill():

@@ -87,6 +87,7 @@ from .origins import (
     line_runs,
     line_sources,
     origin_spans,
+    skills_of,
 )
 from .patterns import DIRECT_SEARCH, Search, pattern_problem, search_cost, search_pattern
 from .placeholders import find_placeholders
@@ -266,6 +267,7 @@ __all__ = [
     "line_runs",
     "line_sources",
     "origin_spans",
+    "skills_of",
     "load_yaml",
     "whole_number",
     "is_digits",

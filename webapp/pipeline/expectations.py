@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from .assemble import assemble, lay_out
 from .log_entry import comparable_entry
-from .origins import origin_spans
+from .origins import origin_spans, skills_of
 from .patterns import Search, pattern_problem, search_pattern
 from .placeholders import find_placeholders
 from .result import SEVERITIES, Context
@@ -279,11 +279,8 @@ def scoped_text(context: Context, scope: str) -> str | None:
 
 def skills_in(context: Context) -> list[str]:
     """The d_tags of the skills whose lines the document holds, in document order."""
-    seen: dict[str, None] = {}
-    for _, _, _, skill in origin_spans(context.origins):
-        if skill:  # its own lines, and the values its placeholders put there
-            seen.setdefault(skill, None)
-    return list(seen)
+    # Its own lines, and the values its placeholders put there.
+    return [skill for skill in skills_of(context.origins) if skill]
 
 
 def _quote(text: str) -> str:

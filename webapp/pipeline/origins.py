@@ -344,6 +344,17 @@ def first_line_of(origins: Sequence[Origin], skill: str | None) -> int | None:
     return None
 
 
+def skills_of(origins: Sequence[Origin]) -> list[str | None]:
+    """The skills that wrote the lines of `origins` (None for a line no skill wrote), each
+    once, in the order of their first line: a part at a time, no span or `Origin` made
+    for a run (a 20 MB document has a million parts)."""
+    if type(origins) is not Origins:
+        return list(dict.fromkeys(origin.skill for origin in origins))
+    return list(dict.fromkeys(chain.from_iterable(
+        ((part[0] if len(part) == 3 else part[1]),) if type(part[0]) is str
+        else (origin.skill for origin in part) for part in origins.parts)))
+
+
 def data_lines(origins: Sequence[Origin]) -> bytearray:
     """A byte per line: 1 where a value, a tool or the history wrote the line (its
     origin's kind is not `skill`), 0 where the author did. Made a run at a time, with no

@@ -32,7 +32,14 @@ from typing import TypeVar
 
 from markupsafe import Markup
 
-from webapp.pipeline import Context, Origin, first_line_of, origin_spans, whole_number
+from webapp.pipeline import (
+    Context,
+    Origin,
+    first_line_of,
+    origin_spans,
+    skills_of,
+    whole_number,
+)
 from webapp.render import markdown_to_html
 from webapp.render.blocks import markdown_blocks
 
@@ -233,8 +240,7 @@ class DocumentWindow:
         return ranges
 
     def _fold(self, view: str, start: int, end: int) -> Fold:
-        skills = ({skill for _, _, _, skill in origin_spans(self.context.origins[start:end])}
-                  - {None, self.d_tag})
+        skills = set(skills_of(self.context.origins[start:end])) - {None, self.d_tag}
         return Fold(view, start, end, len(skills), other=self.d_tag is not None,
                     total=len(self.context.origins))
 
