@@ -548,7 +548,9 @@ def big_rows(bench: Bench, skills: int = 200, body_chars: int = gate_big.BODY_CH
             Counted(f"big agent: skills run again by a save and the Changes page, {skills} "
                     f"skills of {full_chars // 1000} KB",
                     gate_big.skills_run_after_a_save(bench, skills, full_chars),
-                    SKILLS_RUN_AFTER_A_SAVE, "skills")]
+                    SKILLS_RUN_AFTER_A_SAVE, "skills"),
+            Counted(f"big agent: hostile shapes a new process's Changes page makes, {size}",
+                    gate_big.shapes_made_by_a_new_process(bench), 0, "shapes")]
 
 
 def main(argv: list[str] | None = None) -> int:

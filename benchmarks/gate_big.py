@@ -18,6 +18,7 @@ from webapp import store
 from webapp.pipeline import assemble
 from webapp.pipeline.assemble import plain_skill_shape, run_plain_skill
 from webapp.schema import db
+from webapp.store import test_runs
 
 from . import big_agent
 
@@ -83,6 +84,22 @@ def skills_run_after_a_save(bench, skills: int = big_agent.SKILLS,
         get(1)
         after = run_plain_skill.cache_info().misses + plain_skill_shape.cache_info().misses
         return after - before
+    return count
+
+
+def shapes_made_by_a_new_process(bench) -> Callable[[], int]:
+    """The hostile shapes the Changes page makes in a process just started (this one, its
+    kept test runs and its shapes dropped) when another process showed the page before:
+    none, as the run that process made is read from the database (`store.test_runs`)."""
+    get = _get(bench, big_agent.pages(AGENT)["changes"])
+
+    def count() -> int:
+        get(0)  # another process's view: its run kept in the database
+        test_runs._runs.clear()  # this process's memory only: the database keeps its runs
+        plain_skill_shape.cache_clear()
+        before = plain_skill_shape.cache_info().misses
+        get(1)
+        return plain_skill_shape.cache_info().misses - before
     return count
 
 

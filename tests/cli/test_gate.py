@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import gate, gate_hostile
+from benchmarks import gate, gate_big, gate_hostile
 from webapp.outbound import relays
+from webapp.store import test_runs
 
 #: `webapp.web.editor`, where the keystroke's route calls `build_preview`.
 editor = importlib.import_module("webapp.web.editor")
@@ -88,10 +89,25 @@ def test_every_big_agent_row_runs(bench):
     outcomes = gate.check(gate.big_rows(bench, 4, 2_000, full_chars=3_000), runs=1, warmup=0)
     assert sorted(o.name for o in outcomes) == sorted([
         *(f"big agent: {page}, 4 skills of 2 KB" for page in gate.BIG_BUDGETS),
-        "big agent: skills run again by a save and the Changes page, 4 skills of 3 KB"])
-    assert all(o.ratio > 0 for o in outcomes)
-    saved = next(o for o in outcomes if o.name.startswith("big agent: skills run again"))
+        "big agent: skills run again by a save and the Changes page, 4 skills of 3 KB",
+        "big agent: hostile shapes a new process's Changes page makes, 4 skills of 2 KB"])
+    by_name = {o.name.partition(",")[0]: o for o in outcomes}
+    new_process = by_name.pop("big agent: hostile shapes a new process's Changes page makes")
+    assert all(o.ratio > 0 for o in by_name.values())
+    saved = by_name["big agent: skills run again by a save and the Changes page"]
     assert 0 < saved.ratio <= 1 and not saved.over
+    assert new_process.measured == "0 shapes" and not new_process.over
+
+
+def test_a_new_process_that_runs_every_check_again_fails_its_row(tmp_path, monkeypatch):
+    """Test runs no longer read from the database (in this test only): a new process's
+    Changes page makes every skill's hostile shape again, and its row is over."""
+    bench = gate.make_bench(tmp_path, (20,))
+    gate_big.add_agent(bench, 4, 2_000)
+    monkeypatch.setattr(test_runs, "_read", lambda session, key: None)
+    [outcome] = gate.check([gate.Counted("new process", gate_big.shapes_made_by_a_new_process(
+        bench), 0, "shapes")], runs=1, warmup=0)
+    assert outcome.measured == "4 shapes" and outcome.over
 
 
 def test_a_slowed_preview_fails_the_keystroke_rows(bench, monkeypatch):
