@@ -10,20 +10,24 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import String, Text
+from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.schema.models import Base, utcnow
 
 
 class KeptTestRun(Base):
-    """A context test run, kept by the sha256 (`key`) of the code that ran it, the
-    workspace it ran on and the scenario asked for: `results` is its list of results as
-    JSON. The newest few are kept (`store.test_runs.KEPT_ROWS`)."""
+    """A context test run of an agent's, kept by the sha256 (`key`) of the code that ran
+    it, the agent, the workspace it ran on and the scenario asked for: `results` is its
+    list of results as JSON (a failing snapshot test's holds text of the agent's
+    document, so the row goes with the agent). The newest few are kept
+    (`store.test_runs.KEPT_ROWS`)."""
 
     __tablename__ = "kept_test_runs"
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"),
+                                          index=True)
     made_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     results: Mapped[str] = mapped_column(Text)
 

@@ -4,11 +4,12 @@ tests (the Changes page, the agent preview's Tests tab) on each view.
 A run is a pure function of the workspace and of the code that runs it. It is kept by the
 sha256 of the workspace's canonical text (`publish.canonical_text`, a tenth of a second
 at 20 MB) and the scenario asked for: in this process's memory, and in the database
-(`kept_test_runs`) under a key that also names the app's code (`code_digest`), so a kept
-run can never be stale, and a deploy that changes a check is never answered by a verdict
-kept before it. The built-in checks of an agent of 200 skills of 100 KB assemble it again
-with hostile tool data, seconds a scenario: each process of a server (each gunicorn
-worker, each restart) would pay them on its first view; it reads the row instead.
+(`kept_test_runs`, a row of the agent's, gone with it) under a key that also names the
+app's code (`code_digest`) and the agent. So a kept run can never be stale, and a deploy
+that changes a check is never answered by a verdict kept before it. The built-in checks
+of an agent of 200 skills of 100 KB assemble it again with hostile tool data, seconds a
+scenario: each process of a server (each gunicorn worker, each restart) would pay them
+on its first view; it reads the row instead.
 
 A run in which a search was cut at its deadline (`context_tests.bounded_search` gave None)
 is not kept: a busy machine's verdict is not remembered. The editor's keystrokes do not
@@ -33,6 +34,7 @@ from webapp.pipeline import TestResult, Workspace
 from webapp.schema.kept_models import KeptTestRun
 
 from . import context_tests
+from .agents import AgentRef, get_agent
 from .publish import canonical_text, digest_of
 
 log = logging.getLogger(__name__)
@@ -68,15 +70,17 @@ def files_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def run_kept(session: Session, workspace: Workspace,
+def run_kept(session: Session, agent: AgentRef, workspace: Workspace,
              scenario: str | None = None) -> context_tests.TestRun:
-    """`context_tests.run(workspace, scenario)`, kept by the workspace's content: from
-    this process's memory, else from the database, else run (and kept in both)."""
+    """`context_tests.run(workspace, scenario)` of `agent` (its draft or a snapshot of
+    it), kept by the workspace's content: from this process's memory, else from the
+    database, else run (and kept in both)."""
     key = (digest_of(canonical_text(workspace)), scenario)
     kept = _runs.get(key)
     if kept is not None:
         return kept
-    row_key = hashlib.sha256(json.dumps([code_digest(), *key]).encode()).hexdigest()
+    agent_id = get_agent(session, agent).id
+    row_key = hashlib.sha256(json.dumps([code_digest(), agent_id, *key]).encode()).hexdigest()
     kept = _read(session, row_key)
     if kept is not None:
         return _runs.put(key, kept)
@@ -91,7 +95,7 @@ def run_kept(session: Session, workspace: Workspace,
     run = context_tests.run(workspace, scenario, search=search)
     if cut:
         return run
-    _write(session, row_key, run)
+    _write(session, agent_id, row_key, run)
     return _runs.put(key, run)
 
 
@@ -102,7 +106,7 @@ def _read(session: Session, key: str) -> context_tests.TestRun | None:
     return context_tests.TestRun(tuple(TestResult(**fields) for fields in json.loads(text)))
 
 
-def _write(session: Session, key: str, run: context_tests.TestRun) -> None:
+def _write(session: Session, agent_id: int, key: str, run: context_tests.TestRun) -> None:
     """Keep `run` in the database in a transaction of its own (the page's session may be
     reading), the oldest rows over `KEPT_ROWS` deleted. Best effort: another process
     keeping the same run first, or a database that cannot take the write now, leaves the
@@ -112,7 +116,7 @@ def _write(session: Session, key: str, run: context_tests.TestRun) -> None:
         return
     with Session(session.get_bind()) as own:
         try:
-            own.add(KeptTestRun(key=key, results=text))
+            own.add(KeptTestRun(key=key, agent_id=agent_id, results=text))
             own.flush()
             older = (select(KeptTestRun.key).order_by(KeptTestRun.made_at.desc())
                      .offset(KEPT_ROWS))

@@ -240,7 +240,7 @@ def changes_page(session: Session, agent: str) -> ChangesPage:
         if latest is not None:
             changes = store.changes_since(session, agent, latest.number)
             scenarios = scenario_changes(store.snapshot_workspace(latest), draft)
-        tests = test_runs.run_kept(session, draft)
+        tests = test_runs.run_kept(session, agent, draft)
     served = store.labelled_or_none(session, agent) if latest is not None else None
     return ChangesPage(latest, snapshots, changes, scenarios, unpublished, tests, served)
 

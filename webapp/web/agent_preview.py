@@ -69,9 +69,9 @@ def agent_tests(agent: str, workspace: Workspace) -> dict[str, Any]:
     (the `production` label's; None when there is none), for the Tests tab."""
     session = get_session()
     served = store.labelled_or_none(session, agent)
-    published = (test_runs.run_kept(session, store.snapshot_workspace(served))
+    published = (test_runs.run_kept(session, agent, store.snapshot_workspace(served))
                  if served is not None else None)
-    return {"draft": test_runs.run_kept(session, workspace), "published": published,
+    return {"draft": test_runs.run_kept(session, agent, workspace), "published": published,
             "number": served.number if served is not None else None}
 
 
