@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Flask
 
-from . import web
+from . import tokens, web
 from .demo import seed_demo
 from .schema import db
 from .views.preview import MODEL_DEFAULTS
@@ -55,6 +55,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     # SEED_DEMO (default true): an empty database gets the demo workspace.
     db.init_app(app, seed=seed_demo if app.config.get("SEED_DEMO", True) else None)
     web.register(app)
+    # The token encoding (a quarter of a second to build) is loaded with the app, not by
+    # the first page that counts: under gunicorn's --preload every worker inherits it.
+    tokens.encoding()
     return app
 
 

@@ -3,8 +3,9 @@
 The encoding's rank file ships with the package (`webapp/data/o200k_base.tiktoken.gz`,
 taken from the `bpe-openai` wheel) so a count never needs the network. It is gunzipped
 in memory, checked against the hash tiktoken itself expects, and turned into a
-`tiktoken.Encoding` once per process. If any of that fails, counts fall back to an
-estimate that the UI marks with ≈ and explains with `reason`.
+`tiktoken.Encoding` once per process (the web app loads it when it is created). If any
+of that fails, counts fall back to an estimate that the UI marks with ≈ and explains
+with `reason`.
 """
 
 from __future__ import annotations
